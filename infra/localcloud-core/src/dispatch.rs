@@ -1,0 +1,185 @@
+//! The front door: one endpoint for every service, like LocalStack's. JSON
+//! protocol services are told apart by the `X-Amz-Target` prefix
+//! (`DynamoDB_20120810.GetItem`), everything else by path prefix.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use http::StatusCode;
+
+use crate::{AwsError, Handler, HttpRequest, HttpResponse, RequestContext};
+
+/// A service spoken over AWS JSON 1.0 (`POST /` with `X-Amz-Target`).
+#[async_trait]
+pub trait JsonService: Send + Sync + 'static {
+    /// The part of `X-Amz-Target` before the dot, e.g. `DynamoDB_20120810`.
+    fn target_prefix(&self) -> &'static str;
+
+    /// Handles one operation; `Ok` is the JSON response body (status 200).
+    async fn handle(&self, ctx: &RequestContext, operation: &str, body: Bytes) -> Result<Bytes, AwsError>;
+
+    /// The error for a `X-Amz-Target` naming an operation this service lacks.
+    fn unknown_operation(&self, operation: &str) -> AwsError {
+        AwsError::client(
+            "UnknownOperationException",
+            format!("Operation {operation} is not supported by the local cloud"),
+        )
+    }
+}
+
+/// A service reached by path (the Lambda Invoke API, admin endpoints, ...).
+#[async_trait]
+pub trait PathService: Send + Sync + 'static {
+    /// Answers the request, or gives it back when the path is not its own.
+    async fn handle(&self, request: HttpRequest) -> Result<HttpResponse, HttpRequest>;
+}
+
+#[derive(Default, Clone)]
+pub struct Dispatcher {
+    json: Vec<Arc<dyn JsonService>>,
+    paths: Vec<Arc<dyn PathService>>,
+}
+
+impl Dispatcher {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn with_json(mut self, service: Arc<dyn JsonService>) -> Self {
+        self.json.push(service);
+        self
+    }
+
+    pub fn with_path(mut self, service: Arc<dyn PathService>) -> Self {
+        self.paths.push(service);
+        self
+    }
+
+    async fn call_json(&self, target: &str, request: HttpRequest) -> HttpResponse {
+        let ctx = RequestContext::from_headers(request.headers());
+        let (prefix, operation) = target.split_once('.').unwrap_or((target, ""));
+        let Some(service) = self.json.iter().find(|s| s.target_prefix() == prefix) else {
+            return AwsError::client(
+                "UnknownOperationException",
+                format!("No service of the local cloud answers X-Amz-Target {target}"),
+            )
+            .into_response(&ctx.request_id);
+        };
+        match service.handle(&ctx, operation, request.into_body()).await {
+            Ok(body) => http::Response::builder()
+                .status(StatusCode::OK)
+                .header("content-type", "application/x-amz-json-1.0")
+                .header("x-amzn-requestid", &ctx.request_id)
+                .body(body)
+                .expect("static response parts are valid"),
+            Err(err) => err.into_response(&ctx.request_id),
+        }
+    }
+}
+
+#[async_trait]
+impl Handler for Dispatcher {
+    async fn call(&self, request: HttpRequest) -> HttpResponse {
+        let target = request
+            .headers()
+            .get("x-amz-target")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        if let Some(target) = target {
+            return self.call_json(&target, request).await;
+        }
+        let mut request = request;
+        for service in &self.paths {
+            match service.handle(request).await {
+                Ok(response) => return response,
+                Err(back) => request = back,
+            }
+        }
+        http::Response::builder()
+            .status(StatusCode::NOT_FOUND)
+            .header("content-type", "application/json")
+            .body(Bytes::from_static(b"{\"message\":\"Not Found\"}"))
+            .expect("static response parts are valid")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Echo;
+
+    #[async_trait]
+    impl JsonService for Echo {
+        fn target_prefix(&self) -> &'static str {
+            "Echo_1"
+        }
+        async fn handle(&self, ctx: &RequestContext, operation: &str, body: Bytes) -> Result<Bytes, AwsError> {
+            if operation == "Fail" {
+                return Err(AwsError::client("Echo#Failed", "asked to fail"));
+            }
+            Ok(Bytes::from(format!(
+                "{{\"op\":\"{operation}\",\"region\":\"{}\",\"len\":{}}}",
+                ctx.region,
+                body.len()
+            )))
+        }
+    }
+
+    struct Health;
+
+    #[async_trait]
+    impl PathService for Health {
+        async fn handle(&self, request: HttpRequest) -> Result<HttpResponse, HttpRequest> {
+            if request.uri().path() != "/health" {
+                return Err(request);
+            }
+            Ok(http::Response::new(Bytes::from_static(b"ok")))
+        }
+    }
+
+    fn dispatcher() -> Dispatcher {
+        Dispatcher::new().with_json(Arc::new(Echo)).with_path(Arc::new(Health))
+    }
+
+    fn json_request(target: &str) -> HttpRequest {
+        http::Request::post("/")
+            .header("x-amz-target", target)
+            .body(Bytes::from_static(b"{}"))
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn target_prefix_selects_the_service_and_operation() {
+        let response = dispatcher().call(json_request("Echo_1.Ping")).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(&response.body()[..], b"{\"op\":\"Ping\",\"region\":\"us-east-1\",\"len\":2}");
+    }
+
+    #[tokio::test]
+    async fn service_errors_become_json_errors() {
+        let response = dispatcher().call(json_request("Echo_1.Fail")).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+        let body: serde_json::Value = serde_json::from_slice(response.body()).unwrap();
+        assert_eq!(body["__type"], "Echo#Failed");
+    }
+
+    #[tokio::test]
+    async fn unknown_target_is_an_error_not_a_404() {
+        let response = dispatcher().call(json_request("Nope_2.Ping")).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    }
+
+    #[tokio::test]
+    async fn paths_fall_through_to_404() {
+        let ok = dispatcher()
+            .call(http::Request::get("/health").body(Bytes::new()).unwrap())
+            .await;
+        assert_eq!(&ok.body()[..], b"ok");
+        let missing = dispatcher()
+            .call(http::Request::get("/elsewhere").body(Bytes::new()).unwrap())
+            .await;
+        assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+    }
+}

@@ -1,0 +1,1 @@
+//! The local cloud: composes the emulated services behind one endpoint.

@@ -1,0 +1,1 @@
+//! Test functions live in src/bin.
