@@ -1,0 +1,1 @@
+//! DynamoDB values and expressions.
