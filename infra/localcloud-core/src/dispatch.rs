@@ -17,7 +17,12 @@ pub trait JsonService: Send + Sync + 'static {
     fn target_prefix(&self) -> &'static str;
 
     /// Handles one operation; `Ok` is the JSON response body (status 200).
-    async fn handle(&self, ctx: &RequestContext, operation: &str, body: Bytes) -> Result<Bytes, AwsError>;
+    async fn handle(
+        &self,
+        ctx: &RequestContext,
+        operation: &str,
+        body: Bytes,
+    ) -> Result<Bytes, AwsError>;
 
     /// The error for a `X-Amz-Target` naming an operation this service lacks.
     fn unknown_operation(&self, operation: &str) -> AwsError {
@@ -115,7 +120,12 @@ mod tests {
         fn target_prefix(&self) -> &'static str {
             "Echo_1"
         }
-        async fn handle(&self, ctx: &RequestContext, operation: &str, body: Bytes) -> Result<Bytes, AwsError> {
+        async fn handle(
+            &self,
+            ctx: &RequestContext,
+            operation: &str,
+            body: Bytes,
+        ) -> Result<Bytes, AwsError> {
             if operation == "Fail" {
                 return Err(AwsError::client("Echo#Failed", "asked to fail"));
             }
@@ -140,7 +150,9 @@ mod tests {
     }
 
     fn dispatcher() -> Dispatcher {
-        Dispatcher::new().with_json(Arc::new(Echo)).with_path(Arc::new(Health))
+        Dispatcher::new()
+            .with_json(Arc::new(Echo))
+            .with_path(Arc::new(Health))
     }
 
     fn json_request(target: &str) -> HttpRequest {
@@ -154,7 +166,10 @@ mod tests {
     async fn target_prefix_selects_the_service_and_operation() {
         let response = dispatcher().call(json_request("Echo_1.Ping")).await;
         assert_eq!(response.status(), StatusCode::OK);
-        assert_eq!(&response.body()[..], b"{\"op\":\"Ping\",\"region\":\"us-east-1\",\"len\":2}");
+        assert_eq!(
+            &response.body()[..],
+            b"{\"op\":\"Ping\",\"region\":\"us-east-1\",\"len\":2}"
+        );
     }
 
     #[tokio::test]

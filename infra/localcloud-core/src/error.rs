@@ -18,7 +18,11 @@ pub struct AwsError {
 }
 
 impl AwsError {
-    pub fn new(status: StatusCode, type_name: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn new(
+        status: StatusCode,
+        type_name: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         Self {
             status,
             type_name: type_name.into(),
@@ -91,10 +95,16 @@ mod tests {
 
     #[test]
     fn body_has_type_message_and_extras() {
-        let err = AwsError::client("com.amazonaws.dynamodb.v20120810#TransactionCanceledException", "cancelled")
-            .with_extra("CancellationReasons", serde_json::json!([{"Code": "None"}]));
+        let err = AwsError::client(
+            "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+            "cancelled",
+        )
+        .with_extra("CancellationReasons", serde_json::json!([{"Code": "None"}]));
         let body: Value = serde_json::from_slice(&err.body()).unwrap();
-        assert_eq!(body["__type"], "com.amazonaws.dynamodb.v20120810#TransactionCanceledException");
+        assert_eq!(
+            body["__type"],
+            "com.amazonaws.dynamodb.v20120810#TransactionCanceledException"
+        );
         assert_eq!(body["message"], "cancelled");
         assert_eq!(body["CancellationReasons"][0]["Code"], "None");
         assert_eq!(err.code(), "TransactionCanceledException");
@@ -102,8 +112,10 @@ mod tests {
 
     #[test]
     fn response_carries_status_and_extra_headers() {
-        let err = AwsError::client("com.amazonaws.sqs#QueueDoesNotExist", "no queue")
-            .with_header("x-amzn-query-error", "AWS.SimpleQueueService.NonExistentQueue;Sender");
+        let err = AwsError::client("com.amazonaws.sqs#QueueDoesNotExist", "no queue").with_header(
+            "x-amzn-query-error",
+            "AWS.SimpleQueueService.NonExistentQueue;Sender",
+        );
         let response = err.into_response("rid");
         assert_eq!(response.status(), StatusCode::BAD_REQUEST);
         assert_eq!(

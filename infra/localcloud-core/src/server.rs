@@ -90,7 +90,9 @@ async fn handle_one(
             return http::Response::builder()
                 .status(http::StatusCode::PAYLOAD_TOO_LARGE)
                 .header("content-type", "application/json")
-                .body(Full::new(Bytes::from_static(b"{\"message\":\"Request Entity Too Large\"}")))
+                .body(Full::new(Bytes::from_static(
+                    b"{\"message\":\"Request Entity Too Large\"}",
+                )))
                 .expect("static response is valid");
         }
     };
