@@ -1,0 +1,16 @@
+//! Sleeps `{"ms": N}` milliseconds (default 100), then answers `{"slept_ms": N}`.
+
+use std::time::Duration;
+
+use lambda_runtime::{service_fn, Error, LambdaEvent};
+use serde_json::{json, Value};
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    lambda_runtime::run(service_fn(|event: LambdaEvent<Value>| async move {
+        let ms = test_functions::millis(&event.payload, "ms", 100);
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        Ok::<_, Error>(json!({ "slept_ms": ms, "pid": std::process::id() }))
+    }))
+    .await
+}
