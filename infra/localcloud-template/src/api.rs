@@ -1,0 +1,71 @@
+//! `AWS::Serverless::HttpApi` resources (and the implicit `ServerlessHttpApi`)
+//! with the routes the functions' `HttpApi` events put on them.
+
+use std::collections::BTreeMap;
+
+use crate::diag::{At, Diags};
+use crate::events::RouteDecl;
+use crate::model::HttpApi;
+use crate::props::{check_keys, Reader};
+use crate::yaml::Node;
+
+const USED: &[&str] = &["StageName", "CorsConfiguration", "Name"];
+const IGNORED: &[&str] = &[
+    "Description",
+    "Tags",
+    "PropagateTags",
+    "AccessLogSettings",
+    "DefaultRouteSettings",
+    "RouteSettings",
+    "StageVariables",
+    "FailOnWarnings",
+    "DisableExecuteApiEndpoint",
+];
+
+/// What `Ref` returns for an API locally: its lower-cased logical id.
+pub(crate) fn api_id(logical_id: &str) -> String {
+    logical_id.to_ascii_lowercase()
+}
+
+pub(crate) fn http_api(id: &str, props: &Node, implicit: bool, r: &mut Reader) -> Option<HttpApi> {
+    let at = At::resource(id).child("Properties");
+    check_keys(props, USED, IGNORED, &at, r.diags);
+    let stage_name = r
+        .string(props, "StageName", &at)
+        .unwrap_or_else(|| "$default".to_string());
+    let _name = r.string(props, "Name", &at);
+    let cors = r.value(props, "CorsConfiguration", &at).map(|(v, _)| v);
+    let api_id = api_id(id);
+    Some(HttpApi {
+        logical_id: id.to_string(),
+        url: r.scope.ctx.api_url(&api_id),
+        api_id,
+        implicit,
+        stage_name,
+        cors,
+        routes: Vec::new(),
+    })
+}
+
+/// Puts each route on its API; two routes with one route key on one API are
+/// an error (AWS rejects the stack).
+pub(crate) fn attach_routes(apis: &mut [HttpApi], routes: Vec<RouteDecl>, diags: &mut Diags) {
+    let mut seen: BTreeMap<(String, String), String> = BTreeMap::new();
+    for decl in routes {
+        let Some(api) = apis.iter_mut().find(|a| a.logical_id == decl.api) else {
+            continue;
+        };
+        let key = decl.route.route_key();
+        let at = At::resource(&decl.route.function)
+            .child("Properties.Events")
+            .child(&decl.route.event);
+        if let Some(other) = seen.get(&(decl.api.clone(), key.clone())) {
+            let m = format!("route `{key}` on {} is also declared by {other}", decl.api);
+            diags.error(&at, decl.line, m);
+            continue;
+        }
+        let owner = format!("{}.{}", decl.route.function, decl.route.event);
+        seen.insert((decl.api.clone(), key), owner);
+        api.routes.push(decl.route);
+    }
+}

@@ -1,0 +1,73 @@
+//! What the caller knows and the template does not: where and as whom it runs.
+
+use std::collections::BTreeMap;
+
+/// Values for pseudo parameters, parameter overrides and the local URL shapes.
+#[derive(Debug, Clone)]
+pub struct ResolveContext {
+    pub region: String,
+    pub account_id: String,
+    /// `AWS::StackName`; also the prefix of generated resource names.
+    pub stack_name: String,
+    pub partition: String,
+    pub url_suffix: String,
+    /// Queue URL shape; `{region}`, `{account}` and `{name}` are replaced.
+    pub queue_url: String,
+    /// HTTP API endpoint shape (`ApiEndpoint`, no stage); `{region}`,
+    /// `{account}` and `{api_id}` are replaced.
+    pub api_url: String,
+    /// `--parameter-overrides`: parameter name -> value.
+    pub parameter_overrides: BTreeMap<String, String>,
+    /// Give `NoEcho` parameters that have neither a default nor an override a
+    /// random value (development secrets) instead of failing.
+    pub generate_no_echo: bool,
+}
+
+impl Default for ResolveContext {
+    fn default() -> Self {
+        Self {
+            region: "us-east-1".into(),
+            account_id: "000000000000".into(),
+            stack_name: "local".into(),
+            partition: "aws".into(),
+            url_suffix: "amazonaws.com".into(),
+            queue_url: "http://127.0.0.1:4566/{account}/{name}".into(),
+            api_url: "http://127.0.0.1:4566/_api/{api_id}".into(),
+            parameter_overrides: BTreeMap::new(),
+            generate_no_echo: false,
+        }
+    }
+}
+
+impl ResolveContext {
+    pub fn queue_url(&self, name: &str) -> String {
+        self.queue_url
+            .replace("{region}", &self.region)
+            .replace("{account}", &self.account_id)
+            .replace("{name}", name)
+    }
+
+    pub fn api_url(&self, api_id: &str) -> String {
+        self.api_url
+            .replace("{region}", &self.region)
+            .replace("{account}", &self.account_id)
+            .replace("{api_id}", api_id)
+    }
+
+    /// `arn:{partition}:{service}:{region}:{account}:{resource}`
+    pub fn arn(&self, service: &str, resource: &str) -> String {
+        format!(
+            "arn:{}:{service}:{}:{}:{resource}",
+            self.partition, self.region, self.account_id
+        )
+    }
+
+    /// The endpoint AWS would give an HTTP API, as templates often spell it
+    /// out with `!Sub`; see [`crate::Application::outputs`].
+    pub fn aws_api_url(&self, api_id: &str) -> String {
+        format!(
+            "https://{api_id}.execute-api.{}.{}",
+            self.region, self.url_suffix
+        )
+    }
+}

@@ -1,0 +1,250 @@
+//! A function's `Events`: `HttpApi` routes and `SQS` event source mappings.
+
+use crate::diag::At;
+use crate::model::{Route, SqsEvent};
+use crate::props::{check_keys, Reader};
+use crate::scope::ResKind;
+use crate::yaml::Node;
+
+/// Logical id of the API SAM creates for HttpApi events without `ApiId`.
+pub(crate) const IMPLICIT_API: &str = "ServerlessHttpApi";
+
+const METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "ANY"];
+
+/// A route and the logical id of the API it belongs to.
+#[derive(Debug, Clone)]
+pub(crate) struct RouteDecl {
+    pub api: String,
+    pub route: Route,
+    pub line: usize,
+}
+
+pub(crate) fn events(
+    function: &str,
+    events: &Node,
+    at: &At,
+    r: &mut Reader,
+) -> (Vec<RouteDecl>, Vec<SqsEvent>) {
+    let (mut routes, mut sqs) = (Vec::new(), Vec::new());
+    let Some(entries) = events.map() else {
+        r.diags.error(at, events.line, "Events must be a map");
+        return (routes, sqs);
+    };
+    for e in entries {
+        let at = at.child(&e.key);
+        check_keys(&e.value, &["Type", "Properties"], &[], &at, r.diags);
+        let empty = Node {
+            kind: crate::yaml::Kind::Map(Vec::new()),
+            line: e.key_line,
+        };
+        let props = e.value.get("Properties").map_or(&empty, |p| &p.value);
+        let props_at = at.child("Properties");
+        match r.string(&e.value, "Type", &at).as_deref() {
+            Some("HttpApi") => routes.extend(http_api(function, &e.key, props, &props_at, r)),
+            Some("SQS") => sqs.extend(sqs_event(&e.key, props, &props_at, r)),
+            Some(other) => {
+                let m = format!("event type {other} is not supported locally (HttpApi, SQS)");
+                r.diags.error(&at.child("Type"), e.key_line, m)
+            }
+            None => r.diags.error(&at, e.key_line, "an event needs a Type"),
+        }
+    }
+    (routes, sqs)
+}
+
+/// The API an event's `ApiId` names: it must be `!Ref` of a template API.
+fn api_id(props: &Node, at: &At, r: &mut Reader) -> Option<String> {
+    let Some(entry) = props.get("ApiId") else {
+        return Some(IMPLICIT_API.to_string());
+    };
+    let target = match entry.value.intrinsic() {
+        Some(("Ref", arg)) => arg.text(),
+        _ => None,
+    };
+    let is_api = |id: &str| {
+        r.scope
+            .symbols
+            .get(id)
+            .is_some_and(|s| s.kind == ResKind::HttpApi)
+    };
+    match target {
+        Some(id) if is_api(id) => Some(id.to_string()),
+        _ => {
+            let m = "ApiId must be !Ref of an AWS::Serverless::HttpApi in this template";
+            r.diags.error(&at.child("ApiId"), entry.key_line, m);
+            None
+        }
+    }
+}
+
+fn http_api(
+    function: &str,
+    event: &str,
+    props: &Node,
+    at: &At,
+    r: &mut Reader,
+) -> Option<RouteDecl> {
+    let used = ["ApiId", "Method", "Path", "PayloadFormatVersion", "TimeoutInMillis"];
+    check_keys(props, &used, &["RouteSettings"], at, r.diags);
+    let api = api_id(props, at, r)?;
+    let line_of = |key: &str| props.get(key).map_or(props.line, |e| e.key_line);
+    let method = r.string(props, "Method", at).map(|m| m.to_ascii_uppercase());
+    let path = r.string(props, "Path", at);
+    let (method, path) = match (method, path) {
+        // SAM: an event with neither becomes the `$default` route.
+        (None, None) => (String::new(), "$default".to_string()),
+        (_, Some(p)) if p == "$default" => (String::new(), p),
+        (Some(m), Some(p)) => (m, p),
+        _ => {
+            let m = "Method and Path go together (or neither, for the $default route)";
+            r.diags.error(at, props.line, m);
+            return None;
+        }
+    };
+    if !method.is_empty() && !METHODS.contains(&method.as_str()) {
+        r.diags.error(&at.child("Method"), line_of("Method"), format!("unknown method {method}"));
+        return None;
+    }
+    if let Err(m) = check_path(&path) {
+        r.diags.error(&at.child("Path"), line_of("Path"), m);
+        return None;
+    }
+    let version = r
+        .string(props, "PayloadFormatVersion", at)
+        .unwrap_or_else(|| "2.0".to_string());
+    if version != "2.0" {
+        let m = format!("payload format {version} is not supported locally (2.0)");
+        r.diags.error(&at.child("PayloadFormatVersion"), line_of("PayloadFormatVersion"), m);
+        return None;
+    }
+    let timeout_ms = r.u32(props, "TimeoutInMillis", at);
+    if timeout_ms.is_some_and(|t| !(50..=30_000).contains(&t)) {
+        let m = "must be between 50 and 30000";
+        r.diags.error(&at.child("TimeoutInMillis"), line_of("TimeoutInMillis"), m);
+        return None;
+    }
+    Some(RouteDecl {
+        api,
+        line: props.line,
+        route: Route {
+            method,
+            path,
+            function: function.to_string(),
+            event: event.to_string(),
+            payload_format_version: version,
+            timeout_ms,
+        },
+    })
+}
+
+/// `/a/{b}/{proxy+}`: starts with `/`, `{name}` segments, greedy last only.
+fn check_path(path: &str) -> Result<(), String> {
+    if path == "$default" {
+        return Ok(());
+    }
+    let Some(rest) = path.strip_prefix('/') else {
+        return Err(format!("path `{path}` must start with / or be $default"));
+    };
+    let segments: Vec<&str> = rest.split('/').collect();
+    for (i, seg) in segments.iter().enumerate() {
+        let last = i + 1 == segments.len();
+        if seg.is_empty() && !(last && segments.len() == 1) {
+            return Err(format!("path `{path}` has an empty segment"));
+        }
+        if seg.contains(['{', '}']) {
+            let inner = seg
+                .strip_prefix('{')
+                .and_then(|s| s.strip_suffix('}'))
+                .ok_or_else(|| format!("path `{path}`: a parameter must be a whole segment"))?;
+            let name = inner.strip_suffix('+');
+            if name.is_some() && !last {
+                return Err(format!("path `{path}`: a greedy {{{inner}}} must be last"));
+            }
+            let name = name.unwrap_or(inner);
+            if name.is_empty() || name.contains(['{', '}', '+']) {
+                return Err(format!("path `{path}`: bad parameter `{seg}`"));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn sqs_event(event: &str, props: &Node, at: &At, r: &mut Reader) -> Option<SqsEvent> {
+    let used = [
+        "Queue",
+        "BatchSize",
+        "MaximumBatchingWindowInSeconds",
+        "ScalingConfig",
+        "FunctionResponseTypes",
+        "Enabled",
+    ];
+    check_keys(props, &used, &["KmsKeyArn", "MetricsConfig"], at, r.diags);
+    let line_of = |key: &str| props.get(key).map_or(props.line, |e| e.key_line);
+    let before = r.diags.items.len();
+    let Some(queue_arn) = r.string(props, "Queue", at) else {
+        if r.diags.items.len() == before {
+            r.diags.error(at, props.line, "an SQS event needs Queue (the queue ARN)");
+        }
+        return None;
+    };
+    let batch_size = r.u32(props, "BatchSize", at).unwrap_or(10);
+    let window = r.u32(props, "MaximumBatchingWindowInSeconds", at).unwrap_or(0);
+    if !(1..=10_000).contains(&batch_size) {
+        r.diags.error(&at.child("BatchSize"), line_of("BatchSize"), "must be between 1 and 10000");
+    } else if batch_size > 10 && window == 0 {
+        let m = "a BatchSize over 10 needs MaximumBatchingWindowInSeconds of at least 1";
+        r.diags.error(&at.child("BatchSize"), line_of("BatchSize"), m);
+    }
+    if window > 300 {
+        let key = "MaximumBatchingWindowInSeconds";
+        r.diags.error(&at.child(key), line_of(key), "must be between 0 and 300");
+    }
+    let maximum_concurrency = scaling(props, at, r);
+    let report_batch_item_failures = response_types(props, at, r);
+    let enabled = r.bool(props, "Enabled", at).unwrap_or(true);
+    let queue = r
+        .scope
+        .symbols
+        .iter()
+        .find(|(_, s)| {
+            s.kind == ResKind::Queue
+                && s.name.as_deref().map(|n| r.scope.ctx.arn("sqs", n)) == Some(queue_arn.clone())
+        })
+        .map(|(id, _)| id.clone());
+    Some(SqsEvent {
+        name: event.to_string(),
+        queue_arn,
+        queue,
+        batch_size,
+        maximum_batching_window_seconds: window,
+        maximum_concurrency,
+        report_batch_item_failures,
+        enabled,
+    })
+}
+
+fn scaling(props: &Node, at: &At, r: &mut Reader) -> Option<u32> {
+    let entry = props.get("ScalingConfig")?;
+    let at = at.child("ScalingConfig");
+    check_keys(&entry.value, &["MaximumConcurrency"], &[], &at, r.diags);
+    let n = r.u32(&entry.value, "MaximumConcurrency", &at)?;
+    if !(2..=1000).contains(&n) {
+        r.diags.error(&at.child("MaximumConcurrency"), entry.key_line, "must be between 2 and 1000");
+    }
+    Some(n)
+}
+
+fn response_types(props: &Node, at: &At, r: &mut Reader) -> bool {
+    let Some((v, line)) = r.value(props, "FunctionResponseTypes", at) else {
+        return false;
+    };
+    match v.as_array().map(Vec::as_slice) {
+        Some([]) => false,
+        Some([t]) if t == "ReportBatchItemFailures" => true,
+        _ => {
+            let m = "must be [] or [ReportBatchItemFailures]";
+            r.diags.error(&at.child("FunctionResponseTypes"), line, m);
+            false
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! `AWS::Serverless::Function`: its settings, policies, build metadata and
+//! the HttpApi and SQS events it declares.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::diag::{At, Severity};
+use crate::events::{self, RouteDecl};
+use crate::model::{Build, Function};
+use crate::policy;
+use crate::props::{check_keys, Reader};
+use crate::yaml::Node;
+
+const USED: &[&str] = &[
+    "FunctionName",
+    "CodeUri",
+    "Handler",
+    "Runtime",
+    "Architectures",
+    "MemorySize",
+    "Timeout",
+    "Environment",
+    "ReservedConcurrentExecutions",
+    "Policies",
+    "Events",
+    "PackageType",
+];
+/// Settings that change nothing a function can observe locally.
+const IGNORED: &[&str] = &[
+    "Description",
+    "Tags",
+    "Tracing",
+    "LoggingConfig",
+    "Role",
+    "PropagateTags",
+    "KmsKeyArn",
+    "VpcConfig",
+    "EphemeralStorage",
+    "AutoPublishAlias",
+    "DeploymentPreference",
+    "ProvisionedConcurrencyConfig",
+    "SnapStart",
+    "RuntimeManagementConfig",
+    "EventInvokeConfig",
+    "DeadLetterQueue",
+    "PermissionsBoundary",
+    "CodeSigningConfigArn",
+    "RecursiveLoop",
+    "AssumeRolePolicyDocument",
+];
+/// Custom runtimes: the local cloud runs a `bootstrap` binary.
+const RUNTIMES: &[&str] = &["provided.al2023", "provided.al2", "provided"];
+
+pub(crate) struct FunctionDecl {
+    pub function: Function,
+    pub routes: Vec<RouteDecl>,
+}
+
+pub(crate) fn function(
+    id: &str,
+    props: &Node,
+    metadata: Option<&Node>,
+    name: &str,
+    r: &mut Reader,
+) -> Option<FunctionDecl> {
+    let at = At::resource(id).child("Properties");
+    check_keys(props, USED, IGNORED, &at, r.diags);
+    let errors_before = r.diags.items.len();
+    let line_of = |key: &str| props.get(key).map_or(props.line, |e| e.key_line);
+    if let Some(t) = r.string(props, "PackageType", &at).filter(|t| t != "Zip") {
+        r.diags.error(&at.child("PackageType"), line_of("PackageType"), format!("PackageType {t} is not supported locally"));
+    }
+    let runtime = r.string(props, "Runtime", &at).unwrap_or_default();
+    if !RUNTIMES.contains(&runtime.as_str()) {
+        let m = format!("runtime `{runtime}` is not supported locally (provided.al2023 or provided.al2)");
+        r.diags.error(&at.child("Runtime"), line_of("Runtime"), m);
+    }
+    let architecture = architecture(props, &at, r);
+    let memory_size = bounded(r, props, "MemorySize", &at, 128, 128..=10_240);
+    let timeout = bounded(r, props, "Timeout", &at, 3, 1..=900);
+    let reserved_concurrency = r.u32(props, "ReservedConcurrentExecutions", &at);
+    let environment = environment(props, &at, r);
+    let code_uri = match r.value(props, "CodeUri", &at) {
+        Some((Value::String(s), _)) => Some(s),
+        Some((_, line)) => {
+            r.diags.error(&at.child("CodeUri"), line, "only a local path is supported as CodeUri");
+            None
+        }
+        None => None,
+    };
+    let handler = r.string(props, "Handler", &at);
+    let policies = policies(props, &at, r);
+    let (routes, sqs_events) = match props.get("Events") {
+        Some(e) => events::events(id, &e.value, &at.child("Events"), r),
+        None => (Vec::new(), Vec::new()),
+    };
+    let build = metadata.and_then(|m| build(id, m, r));
+    let failed = r.diags.items[errors_before..]
+        .iter()
+        .any(|d| d.severity == Severity::Error);
+    if failed {
+        return None;
+    }
+    let function = Function {
+        logical_id: id.to_string(),
+        name: name.to_string(),
+        arn: r.scope.ctx.arn("lambda", &format!("function:{name}")),
+        code_uri,
+        handler,
+        runtime,
+        architecture,
+        memory_size,
+        timeout,
+        environment,
+        reserved_concurrency,
+        policies,
+        sqs_events,
+        build,
+    };
+    Some(FunctionDecl { function, routes })
+}
+
+fn bounded(
+    r: &mut Reader,
+    props: &Node,
+    key: &str,
+    at: &At,
+    default: u32,
+    range: std::ops::RangeInclusive<u32>,
+) -> u32 {
+    let Some(n) = r.u32(props, key, at) else {
+        return default;
+    };
+    if !range.contains(&n) {
+        let line = props.get(key).map_or(0, |e| e.key_line);
+        let m = format!("must be between {} and {}", range.start(), range.end());
+        r.diags.error(&at.child(key), line, m);
+    }
+    n
+}
+
+fn architecture(props: &Node, at: &At, r: &mut Reader) -> String {
+    let Some((v, line)) = r.value(props, "Architectures", at) else {
+        return "x86_64".to_string();
+    };
+    match v.as_array().map(Vec::as_slice) {
+        Some([Value::String(a)]) if a == "x86_64" || a == "arm64" => a.clone(),
+        _ => {
+            let m = "must be a list of one architecture, x86_64 or arm64";
+            r.diags.error(&at.child("Architectures"), line, m);
+            "x86_64".to_string()
+        }
+    }
+}
+
+fn environment(props: &Node, at: &At, r: &mut Reader) -> BTreeMap<String, String> {
+    let Some(env) = props.get("Environment") else {
+        return BTreeMap::new();
+    };
+    let at = at.child("Environment");
+    check_keys(&env.value, &["Variables"], &[], &at, r.diags);
+    r.string_map(&env.value, "Variables", &at).unwrap_or_default()
+}
+
+fn policies(props: &Node, at: &At, r: &mut Reader) -> Vec<policy::Policy> {
+    let Some(entry) = props.get("Policies") else {
+        return Vec::new();
+    };
+    let at = at.child("Policies");
+    let mut out = Vec::new();
+    for item in policy::items(&entry.value) {
+        match r.scope.resolve(item) {
+            Ok(Some(v)) => out.extend(policy::policy(v, item.line, &at, r.diags)),
+            Ok(None) => {}
+            Err(e) => r.report(&at, item.line, e),
+        }
+    }
+    out
+}
+
+/// `Metadata.BuildMethod` and `BuildProperties.Binary`.
+fn build(id: &str, metadata: &Node, r: &mut Reader) -> Option<Build> {
+    let at = At::resource(id).child("Metadata");
+    let method = r.string(metadata, "BuildMethod", &at)?;
+    let binary = match metadata.get("BuildProperties") {
+        Some(p) => r.string(&p.value, "Binary", &at.child("BuildProperties")),
+        None => None,
+    };
+    Some(Build { method, binary })
+}
+
+/// SAM `Globals` merge: maps merge key by key (the resource wins), lists are
+/// concatenated (globals first), anything else (including intrinsic
+/// functions) is replaced by the resource's value.
+pub(crate) fn merge_globals(global: &Node, local: &Node) -> Node {
+    use crate::yaml::Kind;
+    match (&global.kind, &local.kind) {
+        (Kind::Map(g), Kind::Map(l)) if global.intrinsic().is_none() && local.intrinsic().is_none() => {
+            let mut entries = g.clone();
+            for le in l {
+                match entries.iter_mut().find(|e| e.key == le.key) {
+                    Some(ge) => {
+                        ge.value = merge_globals(&ge.value, &le.value);
+                        ge.key_line = le.key_line;
+                    }
+                    None => entries.push(le.clone()),
+                }
+            }
+            Node {
+                kind: Kind::Map(entries),
+                line: local.line,
+            }
+        }
+        (Kind::Seq(g), Kind::Seq(l)) => Node {
+            kind: Kind::Seq(g.iter().chain(l).cloned().collect()),
+            line: local.line,
+        },
+        _ => local.clone(),
+    }
+}
+
+/// The binary SAM's `rust-cargolambda` build picks when `BuildProperties.Binary`
+/// is absent: cargo-lambda builds every binary of the package at `CodeUri`,
+/// and SAM copies the only one (it fails when there are several). So: the one
+/// `[[bin]]` name, or the package name when there is no `[[bin]]` section.
+pub fn cargo_binary(manifest: &str) -> Result<String, String> {
+    let mut section = String::new();
+    let mut package = None;
+    let mut bins = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line.to_string();
+            if section == "[[bin]]" {
+                bins.push(None);
+            }
+            continue;
+        }
+        let Some(value) = line
+            .strip_prefix("name")
+            .map(str::trim_start)
+            .and_then(|l| l.strip_prefix('='))
+            .map(|v| v.trim().trim_matches('"').to_string())
+        else {
+            continue;
+        };
+        match section.as_str() {
+            "[package]" => package = Some(value),
+            "[[bin]]" => {
+                if let Some(last) = bins.last_mut() {
+                    *last = Some(value);
+                }
+            }
+            _ => {}
+        }
+    }
+    match (bins.as_slice(), package) {
+        ([Some(bin)], _) => Ok(bin.clone()),
+        ([], Some(package)) => Ok(package),
+        ([], None) => Err("Cargo.toml has no [package] name".to_string()),
+        _ => Err("the package has several binaries; set Metadata.BuildProperties.Binary".into()),
+    }
+}

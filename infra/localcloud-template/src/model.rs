@@ -1,0 +1,194 @@
+//! The resolved application: what the local cloud creates, in creation order.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::diag::Diagnostic;
+use crate::policy::Policy;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Application {
+    pub parameters: Vec<Parameter>,
+    /// In dependency order: a dead-letter queue comes before its source queues.
+    pub queues: Vec<Queue>,
+    pub tables: Vec<Table>,
+    pub functions: Vec<Function>,
+    pub http_apis: Vec<HttpApi>,
+    /// Output name -> value. An output value that spells out an API's AWS
+    /// endpoint (`https://{id}.execute-api.{region}.{suffix}`) is rewritten to
+    /// the local endpoint, so a driver can read URLs from outputs.
+    pub outputs: BTreeMap<String, String>,
+    /// What was ignored because the local cloud does not need it.
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl Application {
+    pub fn function(&self, logical_id: &str) -> Option<&Function> {
+        self.functions.iter().find(|f| f.logical_id == logical_id)
+    }
+
+    pub fn queue(&self, logical_id: &str) -> Option<&Queue> {
+        self.queues.iter().find(|q| q.logical_id == logical_id)
+    }
+
+    pub fn table(&self, logical_id: &str) -> Option<&Table> {
+        self.tables.iter().find(|t| t.logical_id == logical_id)
+    }
+
+    pub fn http_api(&self, logical_id: &str) -> Option<&HttpApi> {
+        self.http_apis.iter().find(|a| a.logical_id == logical_id)
+    }
+
+    /// Names of the parameters that were given random values.
+    pub fn generated_parameters(&self) -> Vec<&str> {
+        self.parameters
+            .iter()
+            .filter(|p| p.generated)
+            .map(|p| p.name.as_str())
+            .collect()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parameter {
+    pub name: String,
+    /// A string, or a list of strings for `CommaDelimitedList` / `List<Number>`.
+    pub value: Value,
+    pub no_echo: bool,
+    /// True when the value is random (a `NoEcho` parameter with no value).
+    pub generated: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Queue {
+    pub logical_id: String,
+    pub name: String,
+    pub url: String,
+    pub arn: String,
+    /// Attributes of an SQS `CreateQueue` call (all strings; `RedrivePolicy`
+    /// as a JSON document string).
+    pub attributes: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    pub logical_id: String,
+    pub name: String,
+    pub arn: String,
+    /// The JSON body of a DynamoDB `CreateTable` request.
+    pub create_table: Value,
+    /// `TimeToLiveSpecification.AttributeName` when TTL is enabled.
+    pub ttl_attribute: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Function {
+    pub logical_id: String,
+    /// `FunctionName`, or `{StackName}-{LogicalId}` when absent (AWS would add
+    /// a random suffix; locally the name is stable across restarts).
+    pub name: String,
+    pub arn: String,
+    pub code_uri: Option<String>,
+    pub handler: Option<String>,
+    pub runtime: String,
+    pub architecture: String,
+    pub memory_size: u32,
+    pub timeout: u32,
+    pub environment: BTreeMap<String, String>,
+    pub reserved_concurrency: Option<u32>,
+    pub policies: Vec<Policy>,
+    pub sqs_events: Vec<SqsEvent>,
+    pub build: Option<Build>,
+}
+
+impl Function {
+    /// Every grant of every policy that targets `target`, with its actions.
+    pub fn actions_on(&self, target: &crate::policy::Target) -> Vec<&str> {
+        self.policies
+            .iter()
+            .flat_map(|p| &p.grants)
+            .filter(|g| g.covers(target))
+            .flat_map(|g| g.actions.iter().map(String::as_str))
+            .collect()
+    }
+}
+
+/// How `sam build` builds the function (`Metadata`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Build {
+    /// `BuildMethod`, e.g. `rust-cargolambda`.
+    pub method: String,
+    /// The cargo binary: `BuildProperties.Binary`. When absent, cargo-lambda
+    /// builds every binary of the package at `CodeUri` and SAM takes the only
+    /// one built (it fails if there are several); see [`crate::cargo_binary`].
+    pub binary: Option<String>,
+}
+
+/// An SQS event source mapping.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SqsEvent {
+    /// The event's name under `Events`.
+    pub name: String,
+    pub queue_arn: String,
+    /// Logical id of the queue when it is defined in the template.
+    pub queue: Option<String>,
+    pub batch_size: u32,
+    pub maximum_batching_window_seconds: u32,
+    pub maximum_concurrency: Option<u32>,
+    pub report_batch_item_failures: bool,
+    pub enabled: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpApi {
+    pub logical_id: String,
+    /// What `Ref` returns; locally the lower-cased logical id.
+    pub api_id: String,
+    /// True for the `ServerlessHttpApi` SAM creates for events without `ApiId`.
+    pub implicit: bool,
+    /// `$default` unless `StageName` says otherwise.
+    pub stage_name: String,
+    /// `ApiEndpoint`: the local base URL, without the stage.
+    pub url: String,
+    /// `CorsConfiguration`, resolved but otherwise as written.
+    pub cors: Option<Value>,
+    pub routes: Vec<Route>,
+}
+
+impl HttpApi {
+    /// The URL requests go to: the endpoint, plus `/{stage}` unless the stage
+    /// is `$default`.
+    pub fn stage_url(&self) -> String {
+        if self.stage_name == "$default" {
+            self.url.clone()
+        } else {
+            format!("{}/{}", self.url, self.stage_name)
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Route {
+    /// Upper case; `ANY` matches every method. Empty for the `$default` route.
+    pub method: String,
+    /// `/articles/{slug}`, `/{proxy+}`, or `$default`.
+    pub path: String,
+    /// Logical id of the function.
+    pub function: String,
+    /// Name of the event under the function's `Events`.
+    pub event: String,
+    pub payload_format_version: String,
+    pub timeout_ms: Option<u32>,
+}
+
+impl Route {
+    /// `GET /articles/{slug}`, or `$default`.
+    pub fn route_key(&self) -> String {
+        if self.path == "$default" {
+            self.path.clone()
+        } else {
+            format!("{} {}", self.method, self.path)
+        }
+    }
+}

@@ -1,0 +1,426 @@
+//! Intrinsic functions: `Ref`, `Fn::GetAtt`, `Fn::Sub`, `Fn::Join`,
+//! `Fn::Select`, `Fn::Split`, `Fn::If`, `Fn::FindInMap` and the condition
+//! functions, evaluated against parameters, conditions and resource names.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::context::ResolveContext;
+use crate::yaml::{Kind, Node};
+
+/// What a logical id stands for, as far as `Ref` and `Fn::GetAtt` care.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ResKind {
+    Function,
+    HttpApi,
+    Queue,
+    Table,
+    /// A type the local cloud does not create; referring to it is an error.
+    Other(String),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Symbol {
+    pub kind: ResKind,
+    /// Physical name (API id for APIs); `None` until it is resolved.
+    pub name: Option<String>,
+}
+
+pub(crate) type Symbols = BTreeMap<String, Symbol>;
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ResolveError {
+    /// Depends on a resource name or condition not computed yet.
+    Pending(String),
+    Invalid { line: usize, message: String },
+}
+
+type Resolved = Result<Option<Value>, ResolveError>;
+
+fn invalid<T>(line: usize, message: impl Into<String>) -> Result<T, ResolveError> {
+    Err(ResolveError::Invalid {
+        line,
+        message: message.into(),
+    })
+}
+
+pub(crate) struct Scope<'a> {
+    pub ctx: &'a ResolveContext,
+    pub params: &'a BTreeMap<String, Value>,
+    /// Every declared condition; `None` while not yet evaluated.
+    pub conditions: &'a BTreeMap<String, Option<bool>>,
+    pub symbols: &'a Symbols,
+    pub mappings: Option<&'a Node>,
+}
+
+impl Scope<'_> {
+    /// Resolves a node to JSON; `None` means `AWS::NoValue` (the property or
+    /// list item disappears).
+    pub fn resolve(&self, node: &Node) -> Resolved {
+        if let Some((name, arg)) = node.intrinsic() {
+            return self.intrinsic(name, arg, node.line);
+        }
+        match &node.kind {
+            Kind::Scalar { .. } => Ok(node.scalar_value()),
+            Kind::Seq(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    out.extend(self.resolve(item)?);
+                }
+                Ok(Some(Value::Array(out)))
+            }
+            Kind::Map(entries) => {
+                let mut out = serde_json::Map::new();
+                for e in entries {
+                    if let Some(v) = self.resolve(&e.value)? {
+                        out.insert(e.key.clone(), v);
+                    }
+                }
+                Ok(Some(Value::Object(out)))
+            }
+        }
+    }
+
+    /// Resolves to a value that must exist (not `AWS::NoValue`).
+    pub fn value(&self, node: &Node) -> Result<Value, ResolveError> {
+        match self.resolve(node)? {
+            Some(v) => Ok(v),
+            None => invalid(node.line, "AWS::NoValue is not allowed here"),
+        }
+    }
+
+    pub fn string(&self, node: &Node) -> Result<String, ResolveError> {
+        let v = self.value(node)?;
+        as_text(&v).ok_or(()).or_else(|_| {
+            invalid(node.line, format!("expected a string, got {}", describe(&v)))
+        })
+    }
+
+    fn list(&self, node: &Node) -> Result<Vec<Value>, ResolveError> {
+        match self.value(node)? {
+            Value::Array(items) => Ok(items),
+            v => invalid(node.line, format!("expected a list, got {}", describe(&v))),
+        }
+    }
+
+    fn args<'n, const N: usize>(
+        &self,
+        arg: &'n Node,
+        name: &str,
+    ) -> Result<&'n [Node; N], ResolveError> {
+        match arg.seq().and_then(|items| items.try_into().ok()) {
+            Some(items) => Ok(items),
+            None => invalid(arg.line, format!("{name} takes a list of {N} items")),
+        }
+    }
+
+    fn intrinsic(&self, name: &str, arg: &Node, line: usize) -> Resolved {
+        match name {
+            "Ref" => self.reference(&self.string(arg)?, line),
+            "Condition" => self.condition(&self.string(arg)?, line).map(bool_value),
+            "Fn::GetAtt" => self.get_att(arg).map(Some),
+            "Fn::Sub" => self.sub(arg).map(|s| Some(Value::String(s))),
+            "Fn::Join" => self.join(arg).map(|s| Some(Value::String(s))),
+            "Fn::Select" => self.select(arg).map(Some),
+            "Fn::Split" => self.split(arg).map(Some),
+            "Fn::If" => self.fn_if(arg),
+            "Fn::FindInMap" => self.find_in_map(arg).map(Some),
+            "Fn::Equals" | "Fn::Not" | "Fn::And" | "Fn::Or" => {
+                self.eval_condition_fn(name, arg).map(bool_value)
+            }
+            other => invalid(
+                line,
+                format!("intrinsic function {other} is not supported locally"),
+            ),
+        }
+    }
+
+    fn reference(&self, name: &str, line: usize) -> Resolved {
+        if let Some(v) = self.pseudo(name) {
+            return Ok(v);
+        }
+        if let Some(v) = self.params.get(name) {
+            return Ok(Some(v.clone()));
+        }
+        let (kind, res_name) = self.symbol(name, line)?;
+        let v = match kind {
+            ResKind::Queue => self.ctx.queue_url(res_name),
+            ResKind::Function | ResKind::Table | ResKind::HttpApi => res_name.to_string(),
+            ResKind::Other(ty) => return invalid(line, format!("cannot Ref a {ty}")),
+        };
+        Ok(Some(Value::String(v)))
+    }
+
+    fn pseudo(&self, name: &str) -> Option<Option<Value>> {
+        let ctx = self.ctx;
+        let s = |v: &str| Some(Some(Value::String(v.to_string())));
+        match name {
+            "AWS::Region" => s(&ctx.region),
+            "AWS::AccountId" => s(&ctx.account_id),
+            "AWS::StackName" => s(&ctx.stack_name),
+            "AWS::Partition" => s(&ctx.partition),
+            "AWS::URLSuffix" => s(&ctx.url_suffix),
+            "AWS::StackId" => s(&ctx.arn(
+                "cloudformation",
+                &format!("stack/{}/00000000-0000-0000-0000-000000000000", ctx.stack_name),
+            )),
+            "AWS::NotificationARNs" => Some(Some(Value::Array(Vec::new()))),
+            "AWS::NoValue" => Some(None),
+            _ => None,
+        }
+    }
+
+    /// The kind and physical name of a resource that can be referred to.
+    fn symbol(&self, id: &str, line: usize) -> Result<(&ResKind, &str), ResolveError> {
+        let Some(sym) = self.symbols.get(id) else {
+            return invalid(
+                line,
+                format!("`{id}` is not a parameter, pseudo parameter or resource"),
+            );
+        };
+        if let ResKind::Other(ty) = &sym.kind {
+            return invalid(
+                line,
+                format!("`{id}` has type {ty}, which the local cloud does not create"),
+            );
+        }
+        match &sym.name {
+            Some(name) => Ok((&sym.kind, name)),
+            None => Err(ResolveError::Pending(id.to_string())),
+        }
+    }
+
+    fn get_att(&self, arg: &Node) -> Result<Value, ResolveError> {
+        let (id, attr) = match arg.seq() {
+            Some([id, attr]) => (self.string(id)?, self.string(attr)?),
+            _ => match arg.text().and_then(|t| t.split_once('.')) {
+                Some((id, attr)) => (id.to_string(), attr.to_string()),
+                None => return invalid(arg.line, "Fn::GetAtt takes [LogicalId, Attribute]"),
+            },
+        };
+        self.attribute(&id, &attr, arg.line).map(Value::String)
+    }
+
+    fn attribute(&self, id: &str, attr: &str, line: usize) -> Result<String, ResolveError> {
+        let (kind, name) = self.symbol(id, line)?;
+        let ctx = self.ctx;
+        let v = match (kind, attr) {
+            (ResKind::Queue, "Arn") => ctx.arn("sqs", name),
+            (ResKind::Queue, "QueueName") => name.to_string(),
+            (ResKind::Queue, "QueueUrl") => ctx.queue_url(name),
+            (ResKind::Table, "Arn") => ctx.arn("dynamodb", &format!("table/{name}")),
+            (ResKind::Function, "Arn") => ctx.arn("lambda", &format!("function:{name}")),
+            (ResKind::HttpApi, "ApiEndpoint") => ctx.api_url(name),
+            (ResKind::HttpApi, "ApiId") => name.to_string(),
+            _ => {
+                return invalid(
+                    line,
+                    format!("attribute {id}.{attr} is not supported locally"),
+                )
+            }
+        };
+        Ok(v)
+    }
+
+    fn sub(&self, arg: &Node) -> Result<String, ResolveError> {
+        let (template, vars) = match arg.seq() {
+            Some([t, vars]) => (t, vars.map()),
+            Some(_) => return invalid(arg.line, "Fn::Sub takes a string or [string, map]"),
+            None => (arg, None),
+        };
+        let Some(text) = template.text() else {
+            return invalid(template.line, "Fn::Sub template must be a string");
+        };
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(start) = rest.find("${") {
+            out.push_str(&rest[..start]);
+            let after = &rest[start + 2..];
+            let Some(end) = after.find('}') else {
+                return invalid(template.line, format!("unterminated ${{ in `{text}`"));
+            };
+            let var = &after[..end];
+            if let Some(literal) = var.strip_prefix('!') {
+                out.push_str("${");
+                out.push_str(literal);
+                out.push('}');
+            } else {
+                out.push_str(&self.sub_variable(var.trim(), vars, template.line)?);
+            }
+            rest = &after[end + 1..];
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+
+    fn sub_variable(
+        &self,
+        var: &str,
+        vars: Option<&[crate::yaml::Entry]>,
+        line: usize,
+    ) -> Result<String, ResolveError> {
+        if let Some(e) = vars.and_then(|v| v.iter().find(|e| e.key == var)) {
+            return self.string(&e.value);
+        }
+        if self.pseudo(var).is_none() && !self.params.contains_key(var) {
+            if let Some((id, attr)) = var.split_once('.') {
+                return self.attribute(id, attr, line);
+            }
+        }
+        let v = self.reference(var, line)?.unwrap_or(Value::Null);
+        as_text(&v).ok_or(()).or_else(|_| {
+            invalid(
+                line,
+                format!("${{{var}}} is {}, not a string", describe(&v)),
+            )
+        })
+    }
+
+    fn join(&self, arg: &Node) -> Result<String, ResolveError> {
+        let [delim, list] = self.args(arg, "Fn::Join")?;
+        let delim = self.string(delim)?;
+        let items = self.list(list)?;
+        let mut parts = Vec::with_capacity(items.len());
+        for v in &items {
+            match as_text(v) {
+                Some(s) => parts.push(s),
+                None => return invalid(list.line, format!("cannot join {}", describe(v))),
+            }
+        }
+        Ok(parts.join(&delim))
+    }
+
+    fn select(&self, arg: &Node) -> Result<Value, ResolveError> {
+        let [index, list] = self.args(arg, "Fn::Select")?;
+        let i = self
+            .string(index)?
+            .parse::<usize>()
+            .or_else(|_| invalid(index.line, "Fn::Select index must be a whole number"))?;
+        let items = self.list(list)?;
+        match items.into_iter().nth(i) {
+            Some(v) => Ok(v),
+            None => invalid(arg.line, format!("Fn::Select index {i} is out of range")),
+        }
+    }
+
+    fn split(&self, arg: &Node) -> Result<Value, ResolveError> {
+        let [delim, source] = self.args(arg, "Fn::Split")?;
+        let delim = self.string(delim)?;
+        if delim.is_empty() {
+            return invalid(arg.line, "Fn::Split delimiter must not be empty");
+        }
+        let source = self.string(source)?;
+        Ok(Value::Array(
+            source.split(&delim).map(|s| Value::from(s)).collect(),
+        ))
+    }
+
+    fn fn_if(&self, arg: &Node) -> Resolved {
+        let [cond, then, otherwise] = self.args(arg, "Fn::If")?;
+        let name = self.string(cond)?;
+        if self.condition(&name, cond.line)? {
+            self.resolve(then)
+        } else {
+            self.resolve(otherwise)
+        }
+    }
+
+    fn find_in_map(&self, arg: &Node) -> Result<Value, ResolveError> {
+        let [map, top, second] = self.args(arg, "Fn::FindInMap")?;
+        let keys = [self.string(map)?, self.string(top)?, self.string(second)?];
+        let mut node = self.mappings;
+        for key in &keys {
+            node = node.and_then(|n| n.get(key)).map(|e| &e.value);
+        }
+        match node {
+            Some(n) => self.value(n),
+            None => invalid(
+                arg.line,
+                format!("no mapping value at {}", keys.join(".")),
+            ),
+        }
+    }
+
+    pub fn condition(&self, name: &str, line: usize) -> Result<bool, ResolveError> {
+        match self.conditions.get(name) {
+            Some(Some(b)) => Ok(*b),
+            Some(None) => Err(ResolveError::Pending(format!("condition {name}"))),
+            None => invalid(line, format!("unknown condition `{name}`")),
+        }
+    }
+
+    /// Evaluates a condition expression (as written under `Conditions`).
+    pub fn eval_condition(&self, node: &Node) -> Result<bool, ResolveError> {
+        match node.intrinsic() {
+            Some(("Condition", arg)) => self.condition(&self.string(arg)?, arg.line),
+            Some((name @ ("Fn::Equals" | "Fn::Not" | "Fn::And" | "Fn::Or"), arg)) => {
+                self.eval_condition_fn(name, arg)
+            }
+            _ => invalid(
+                node.line,
+                "a condition must be Fn::Equals, Fn::Not, Fn::And, Fn::Or or Condition",
+            ),
+        }
+    }
+
+    fn eval_condition_fn(&self, name: &str, arg: &Node) -> Result<bool, ResolveError> {
+        let Some(items) = arg.seq() else {
+            return invalid(arg.line, format!("{name} takes a list"));
+        };
+        match name {
+            "Fn::Equals" => {
+                let [a, b] = self.args(arg, name)?;
+                Ok(loose_text(&self.value(a)?) == loose_text(&self.value(b)?))
+            }
+            "Fn::Not" => {
+                let [c] = self.args(arg, name)?;
+                Ok(!self.eval_condition(c)?)
+            }
+            _ => {
+                if !(2..=10).contains(&items.len()) {
+                    return invalid(arg.line, format!("{name} takes 2 to 10 conditions"));
+                }
+                let mut values = Vec::with_capacity(items.len());
+                for c in items {
+                    values.push(self.eval_condition(c)?);
+                }
+                Ok(if name == "Fn::And" {
+                    values.iter().all(|b| *b)
+                } else {
+                    values.iter().any(|b| *b)
+                })
+            }
+        }
+    }
+}
+
+fn bool_value(b: bool) -> Option<Value> {
+    Some(Value::Bool(b))
+}
+
+/// Strings, numbers and booleans as CloudFormation renders them in text.
+pub(crate) fn as_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// For `Fn::Equals`: compares scalars by their text, lists as JSON.
+fn loose_text(v: &Value) -> String {
+    as_text(v).unwrap_or_else(|| v.to_string())
+}
+
+pub(crate) fn describe(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a map",
+    }
+}

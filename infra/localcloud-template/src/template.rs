@@ -1,0 +1,458 @@
+//! Reading a whole template: sections, resources, names, then the model.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::api;
+use crate::context::ResolveContext;
+use crate::diag::{At, Diags, TemplateError};
+use crate::events::IMPLICIT_API;
+use crate::function::{self, merge_globals};
+use crate::model::{Application, Function, HttpApi, Queue, Table};
+use crate::params;
+use crate::props::Reader;
+use crate::queue;
+use crate::scope::{ResKind, ResolveError, Scope, Symbol, Symbols};
+use crate::table;
+use crate::yaml::{self, Entry, Kind, Node};
+
+const SAM_TRANSFORM: &str = "AWS::Serverless-2016-10-31";
+const SECTIONS: &[&str] = &[
+    "AWSTemplateFormatVersion",
+    "Transform",
+    "Description",
+    "Metadata",
+    "Parameters",
+    "Mappings",
+    "Conditions",
+    "Globals",
+    "Resources",
+    "Outputs",
+];
+const RESOURCE_KEYS: &[&str] = &["Type", "Properties", "Condition", "DependsOn", "Metadata"];
+const RESOURCE_IGNORED: &[&str] = &[
+    "DeletionPolicy",
+    "UpdateReplacePolicy",
+    "UpdatePolicy",
+    "CreationPolicy",
+];
+/// Types the local cloud does not need to create: nothing the functions do
+/// depends on them (IAM is read from `Policies`).
+const IGNORED_TYPES: &[&str] = &[
+    "AWS::Logs::LogGroup",
+    "AWS::CloudWatch::Alarm",
+    "AWS::CloudWatch::Dashboard",
+    "AWS::IAM::Role",
+    "AWS::IAM::Policy",
+    "AWS::IAM::ManagedPolicy",
+    "AWS::SQS::QueuePolicy",
+    "AWS::Lambda::Permission",
+];
+
+/// One resource as declared, after its `Condition` and `Globals`.
+struct Decl<'t> {
+    id: &'t str,
+    ty: String,
+    line: usize,
+    props: Node,
+    metadata: Option<&'t Node>,
+}
+
+pub(crate) fn load_str(text: &str, ctx: &ResolveContext) -> Result<Application, TemplateError> {
+    let root = yaml::parse(text).map_err(|errors| TemplateError::Invalid {
+        problems: errors
+            .into_iter()
+            .map(|e| crate::diag::Diagnostic {
+                severity: crate::diag::Severity::Error,
+                logical_id: None,
+                path: String::new(),
+                line: e.line,
+                message: e.message,
+            })
+            .collect(),
+    })?;
+    let mut diags = Diags::default();
+    let app = read(&root, ctx, &mut diags);
+    let (errors, warnings) = diags.split();
+    if !errors.is_empty() {
+        return Err(TemplateError::Invalid { problems: errors });
+    }
+    Ok(Application { warnings, ..app })
+}
+
+fn read(root: &Node, ctx: &ResolveContext, diags: &mut Diags) -> Application {
+    let Some(sections) = root.map() else {
+        diags.error(&At::default(), root.line, "a template must be a map");
+        return empty_app();
+    };
+    for s in sections.iter().filter(|s| !SECTIONS.contains(&s.key.as_str())) {
+        diags.error(&At::section(&s.key), s.key_line, "section is not supported locally");
+    }
+    check_transform(root.get("Transform"), diags);
+    let parameters = params::parameters(root.get("Parameters"), ctx, diags);
+    let param_values: BTreeMap<String, Value> = parameters
+        .iter()
+        .map(|p| (p.name.clone(), p.value.clone()))
+        .collect();
+    let mappings = root.get("Mappings").map(|e| &e.value);
+    let conditions = params::conditions(root.get("Conditions"), ctx, &param_values, mappings, diags);
+    let mut symbols = Symbols::new();
+    let decls = {
+        let scope = Scope {
+            ctx,
+            params: &param_values,
+            conditions: &conditions,
+            symbols: &symbols,
+            mappings,
+        };
+        declarations(root, &scope, diags)
+    };
+    for d in &decls {
+        symbols.insert(d.id.to_string(), Symbol { kind: kind_of(&d.ty), name: None });
+    }
+    let globals = Globals::read(root.get("Globals"), diags);
+    if decls.iter().any(uses_implicit_api) {
+        symbols.insert(IMPLICIT_API.to_string(), Symbol { kind: ResKind::HttpApi, name: None });
+    }
+    name_resources(&decls, &mut symbols, ctx, &param_values, &conditions, mappings, diags);
+    let scope = Scope {
+        ctx,
+        params: &param_values,
+        conditions: &conditions,
+        symbols: &symbols,
+        mappings,
+    };
+    let mut r = Reader { scope: &scope, diags };
+    let mut app = build(&decls, &globals, &mut r);
+    app.parameters = parameters;
+    app.outputs = outputs(root.get("Outputs"), &app.http_apis, &mut r);
+    app
+}
+
+fn empty_app() -> Application {
+    Application {
+        parameters: Vec::new(),
+        queues: Vec::new(),
+        tables: Vec::new(),
+        functions: Vec::new(),
+        http_apis: Vec::new(),
+        outputs: BTreeMap::new(),
+        warnings: Vec::new(),
+    }
+}
+
+fn check_transform(transform: Option<&Entry>, diags: &mut Diags) {
+    let Some(t) = transform else {
+        return;
+    };
+    let names: Vec<Option<&str>> = match t.value.seq() {
+        Some(items) => items.iter().map(Node::text).collect(),
+        None => vec![t.value.text()],
+    };
+    for name in names.into_iter().filter(|n| *n != Some(SAM_TRANSFORM)) {
+        let m = format!("transform {} is not supported locally", name.unwrap_or("(not a name)"));
+        diags.error(&At::section("Transform"), t.key_line, m);
+    }
+}
+
+/// The `Globals` sections that apply to resources the local cloud creates.
+#[derive(Default)]
+struct Globals {
+    function: Option<Node>,
+    http_api: Option<Node>,
+    simple_table: Option<Node>,
+}
+
+impl Globals {
+    fn read(section: Option<&Entry>, diags: &mut Diags) -> Globals {
+        let mut g = Globals::default();
+        for e in section.and_then(|s| s.value.map()).unwrap_or_default() {
+            let slot = match e.key.as_str() {
+                "Function" => &mut g.function,
+                "HttpApi" => &mut g.http_api,
+                "SimpleTable" => &mut g.simple_table,
+                _ => {
+                    let at = At::section("Globals").child(&e.key);
+                    diags.warn(&at, e.key_line, "no resource here uses these globals");
+                    continue;
+                }
+            };
+            *slot = Some(e.value.clone());
+        }
+        g
+    }
+
+    fn for_type(&self, ty: &str) -> Option<&Node> {
+        match ty {
+            "AWS::Serverless::Function" => self.function.as_ref(),
+            "AWS::Serverless::HttpApi" => self.http_api.as_ref(),
+            "AWS::Serverless::SimpleTable" => self.simple_table.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+fn kind_of(ty: &str) -> ResKind {
+    match ty {
+        "AWS::Serverless::Function" => ResKind::Function,
+        "AWS::Serverless::HttpApi" => ResKind::HttpApi,
+        "AWS::SQS::Queue" => ResKind::Queue,
+        "AWS::DynamoDB::Table" | "AWS::Serverless::SimpleTable" => ResKind::Table,
+        other => ResKind::Other(other.to_string()),
+    }
+}
+
+/// Every resource whose condition holds, with its attributes checked.
+fn declarations<'t>(root: &'t Node, scope: &Scope, diags: &mut Diags) -> Vec<Decl<'t>> {
+    let Some(resources) = root.get("Resources") else {
+        diags.error(&At::section("Resources"), root.line, "a template needs Resources");
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for e in resources.value.map().unwrap_or_default() {
+        let at = At::resource(&e.key);
+        let Some(attrs) = e.value.map() else {
+            diags.error(&at, e.key_line, "a resource must be a map");
+            continue;
+        };
+        for a in attrs {
+            if RESOURCE_IGNORED.contains(&a.key.as_str()) {
+                diags.warn(&at.child(&a.key), a.key_line, "ignored by the local cloud");
+            } else if !RESOURCE_KEYS.contains(&a.key.as_str()) {
+                diags.error(&at.child(&a.key), a.key_line, "unknown resource attribute");
+            }
+        }
+        if let Some(c) = e.value.get("Condition") {
+            let holds = c.value.text().map(|name| scope.condition(name, c.key_line));
+            match holds {
+                Some(Ok(true)) => {}
+                Some(Ok(false)) => continue,
+                _ => {
+                    let m = "Condition must name a declared condition";
+                    diags.error(&at.child("Condition"), c.key_line, m);
+                    continue;
+                }
+            }
+        }
+        let Some(ty) = e.value.get("Type").and_then(|t| t.value.text()) else {
+            diags.error(&at.child("Type"), e.key_line, "a resource needs a Type");
+            continue;
+        };
+        if let ResKind::Other(_) = kind_of(ty) {
+            if IGNORED_TYPES.contains(&ty) {
+                diags.warn(&at.child("Type"), e.key_line, format!("{ty} is not created locally"));
+            } else {
+                let m = format!("resource type {ty} is not supported locally");
+                diags.error(&at.child("Type"), e.key_line, m);
+            }
+        }
+        let props = match e.value.get("Properties") {
+            Some(p) if p.value.map().is_some() => p.value.clone(),
+            Some(p) => {
+                diags.error(&at.child("Properties"), p.key_line, "Properties must be a map");
+                continue;
+            }
+            None => Node { kind: Kind::Map(Vec::new()), line: e.key_line },
+        };
+        out.push(Decl {
+            id: &e.key,
+            ty: ty.to_string(),
+            line: e.key_line,
+            props,
+            metadata: e.value.get("Metadata").map(|m| &m.value),
+        });
+    }
+    out
+}
+
+fn uses_implicit_api(d: &Decl) -> bool {
+    d.ty == "AWS::Serverless::Function"
+        && d.props.get("Events").and_then(|e| e.value.map()).is_some_and(|events| {
+            events.iter().any(|ev| {
+                let ty = ev.value.get("Type").and_then(|t| t.value.text());
+                let api = ev.value.get("Properties").and_then(|p| p.value.get("ApiId"));
+                ty == Some("HttpApi") && api.is_none()
+            })
+        })
+}
+
+/// The property holding a resource's physical name, and the generated default.
+fn naming(d: &Decl, ctx: &ResolveContext) -> Option<(&'static str, String, usize)> {
+    let generated = |max: usize| {
+        let mut n = format!("{}-{}", ctx.stack_name, d.id);
+        n.truncate(max);
+        n
+    };
+    match kind_of(&d.ty) {
+        ResKind::Function => Some(("FunctionName", generated(64), 64)),
+        ResKind::Queue => Some(("QueueName", generated(75), 80)),
+        ResKind::Table => Some(("TableName", generated(255), 255)),
+        ResKind::HttpApi => None,
+        ResKind::Other(_) => None,
+    }
+}
+
+/// Resolves physical names, repeatedly, since a name may use another
+/// resource's name (`!Sub "${Main.QueueName}-dlq"`).
+fn name_resources(
+    decls: &[Decl],
+    symbols: &mut Symbols,
+    ctx: &ResolveContext,
+    params: &BTreeMap<String, Value>,
+    conditions: &BTreeMap<String, Option<bool>>,
+    mappings: Option<&Node>,
+    diags: &mut Diags,
+) {
+    for (id, sym) in symbols.iter_mut() {
+        if sym.kind == ResKind::HttpApi {
+            sym.name = Some(api::api_id(id));
+        }
+    }
+    let mut pending: Vec<&Decl> = decls.iter().filter(|d| naming(d, ctx).is_some()).collect();
+    loop {
+        let mut named = Vec::new();
+        let mut still = Vec::new();
+        for d in pending {
+            let (key, default, _) = naming(d, ctx).expect("filtered");
+            let scope = Scope { ctx, params, conditions, symbols, mappings };
+            let entry = d.props.get(key);
+            let result = match entry {
+                None => Ok(default.clone()),
+                Some(e) => scope.string(&e.value),
+            };
+            let fifo_suffix = |n: String| {
+                let fifo = d.props.get("FifoQueue").and_then(|f| scope.string(&f.value).ok());
+                match fifo.as_deref() {
+                    Some("true") if entry.is_none() => format!("{n}.fifo"),
+                    _ => n,
+                }
+            };
+            match result {
+                Ok(name) => named.push((d.id, fifo_suffix(name))),
+                Err(ResolveError::Pending(_)) => still.push(d),
+                Err(ResolveError::Invalid { line, message }) => {
+                    diags.error(&At::resource(d.id).child("Properties").child(key), line, message);
+                    named.push((d.id, default));
+                }
+            }
+        }
+        let progress = !named.is_empty();
+        for (id, name) in named {
+            symbols.get_mut(id).expect("declared").name = Some(name);
+        }
+        pending = still;
+        if pending.is_empty() || !progress {
+            break;
+        }
+    }
+    for d in pending {
+        let m = "the name depends on itself through other resources";
+        diags.error(&At::resource(d.id).child("Properties"), d.line, m);
+    }
+}
+
+fn build(decls: &[Decl], globals: &Globals, r: &mut Reader) -> Application {
+    let mut app = empty_app();
+    let mut queues: Vec<Queue> = Vec::new();
+    let mut routes = Vec::new();
+    for d in decls {
+        let props = match globals.for_type(&d.ty) {
+            Some(g) => merge_globals(g, &d.props),
+            None => d.props.clone(),
+        };
+        let name = r.scope.symbols[d.id].name.clone().unwrap_or_default();
+        match d.ty.as_str() {
+            "AWS::Serverless::Function" => {
+                if let Some(f) = function::function(d.id, &props, d.metadata, &name, r) {
+                    routes.extend(f.routes);
+                    app.functions.push(f.function);
+                }
+            }
+            "AWS::Serverless::HttpApi" => app.http_apis.extend(api::http_api(d.id, &props, false, r)),
+            "AWS::SQS::Queue" => queues.extend(queue::queue(d.id, &props, &name, r)),
+            "AWS::DynamoDB::Table" => app.tables.extend(table::table(d.id, &props, &name, r)),
+            "AWS::Serverless::SimpleTable" => {
+                app.tables.extend(table::simple_table(d.id, &props, &name, r))
+            }
+            _ => {}
+        }
+    }
+    if r.scope.symbols.contains_key(IMPLICIT_API) && !decls.iter().any(|d| d.id == IMPLICIT_API) {
+        let empty = Node { kind: Kind::Map(Vec::new()), line: 0 };
+        let props = globals.http_api.as_ref().unwrap_or(&empty);
+        app.http_apis.extend(api::http_api(IMPLICIT_API, props, true, r));
+    }
+    api::attach_routes(&mut app.http_apis, routes, r.diags);
+    app.queues = match queue::dependency_order(queues) {
+        Ok(q) => q,
+        Err(cycle) => {
+            for id in cycle {
+                let at = At::resource(&id).child("Properties.RedrivePolicy");
+                r.diags.error(&at, 0, "dead-letter queues form a cycle");
+            }
+            Vec::new()
+        }
+    };
+    check_unique_names(&app.functions, &app.tables, &app.queues, r.diags);
+    app
+}
+
+fn check_unique_names(functions: &[Function], tables: &[Table], queues: &[Queue], diags: &mut Diags) {
+    let mut seen: BTreeMap<(&str, &str), &str> = BTreeMap::new();
+    let all = functions
+        .iter()
+        .map(|f| ("function", f.name.as_str(), f.logical_id.as_str()))
+        .chain(tables.iter().map(|t| ("table", t.name.as_str(), t.logical_id.as_str())))
+        .chain(queues.iter().map(|q| ("queue", q.name.as_str(), q.logical_id.as_str())));
+    for (kind, name, id) in all {
+        if let Some(other) = seen.insert((kind, name), id) {
+            let m = format!("{kind} name `{name}` is also used by {other}");
+            diags.error(&At::resource(id), 0, m);
+        }
+    }
+}
+
+/// Resolved outputs. One that cannot be resolved locally (it names a role SAM
+/// would generate, say) is left out with a warning rather than failing.
+fn outputs(section: Option<&Entry>, apis: &[HttpApi], r: &mut Reader) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for e in section.and_then(|s| s.value.map()).unwrap_or_default() {
+        let at = At::section("Outputs").child(&e.key);
+        let known = ["Value", "Description", "Export", "Condition"];
+        for k in e.value.map().unwrap_or_default() {
+            if k.key == "Export" {
+                r.diags.warn(&at.child("Export"), k.key_line, "exports are ignored locally");
+            } else if !known.contains(&k.key.as_str()) {
+                r.diags.error(&at.child(&k.key), k.key_line, "unknown output attribute");
+            }
+        }
+        if let Some(c) = e.value.get("Condition").and_then(|c| c.value.text()) {
+            if r.scope.condition(c, e.key_line) != Ok(true) {
+                continue;
+            }
+        }
+        let Some(value) = e.value.get("Value") else {
+            r.diags.error(&at, e.key_line, "an output needs a Value");
+            continue;
+        };
+        match r.scope.string(&value.value) {
+            Ok(s) => {
+                out.insert(e.key.clone(), localise_api_urls(s, apis, r.scope.ctx));
+            }
+            Err(ResolveError::Invalid { message, line }) => {
+                r.diags.warn(&at, line, format!("not available locally: {message}"))
+            }
+            Err(ResolveError::Pending(what)) => {
+                r.diags.warn(&at, value.key_line, format!("not available locally: {what}"))
+            }
+        }
+    }
+    out
+}
+
+/// Rewrites `https://{api}.execute-api.{region}.{suffix}[/stage]` to the
+/// local endpoint of that API.
+fn localise_api_urls(s: String, apis: &[HttpApi], ctx: &ResolveContext) -> String {
+    apis.iter().fold(s, |s, api| s.replace(&ctx.aws_api_url(&api.api_id), &api.url))
+}
