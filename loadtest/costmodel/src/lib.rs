@@ -1,1 +1,23 @@
-//! The cost model.
+//! The cost model: what each architecture costs on AWS for the same traffic.
+//!
+//! Usage from any source (the local cloud's metering, Lambda REPORT log lines, a
+//! what-if scenario) becomes one [`Usage`]; [`cost`] prices it with a dated
+//! [`PriceTable`] into a [`CostBreakdown`], line by line, per request and per month.
+//! See `docs/cost-model.md` for the formulas and what is not modelled.
+
+mod cost;
+mod error;
+mod metering;
+mod prices;
+mod usage;
+
+pub use cost::{
+    cost, ratio, CostBreakdown, CostLine, CostOptions, CostRatio, Dominant, MonthlyCost,
+    ServiceTotal, DEFAULT_HOURS_PER_MONTH,
+};
+pub use error::{CostError, Result};
+pub use metering::{Metering, ReadConsistency, WriteKind};
+pub use prices::{
+    LineKind, PriceLine, PriceTable, RegionPrices, ANY_ARCHITECTURE, DEFAULT_PRICES_CSV,
+};
+pub use usage::{ApiGatewayUsage, FunctionUsage, QueueUsage, TableUsage, Usage};

@@ -1,0 +1,386 @@
+//! Usage x prices = cost, line by line, per request and per month.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::prices::{LineKind, PriceLine, PriceTable, RegionPrices, ANY_ARCHITECTURE};
+use crate::usage::{FunctionUsage, Usage};
+
+/// The AWS Pricing Calculator's month.
+pub const DEFAULT_HOURS_PER_MONTH: f64 = 730.0;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CostOptions {
+    /// Steady public request rate used for the monthly figures; `None` = no monthly figures.
+    pub requests_per_second: Option<f64>,
+    /// Prices in effect on this date (YYYY-MM-DD); `None` = the newest lines.
+    pub price_date: Option<String>,
+    pub hours_per_month: f64,
+}
+
+impl Default for CostOptions {
+    fn default() -> Self {
+        Self {
+            requests_per_second: None,
+            price_date: None,
+            hours_per_month: DEFAULT_HOURS_PER_MONTH,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CostLine {
+    pub service: String,
+    /// What is billed, as shown ("duration (waiting)").
+    pub item: String,
+    /// Function, queue or table; empty for account-wide lines.
+    pub resource: String,
+    pub quantity: f64,
+    pub unit: String,
+    /// `price_usd` dollars per `price_per` units, as the table states it.
+    pub price_usd: f64,
+    pub price_per: f64,
+    pub usd: f64,
+    /// The price table item the line is billed under (free tier matching uses it).
+    pub price_item: String,
+    pub architecture: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServiceTotal {
+    pub service: String,
+    pub usd: f64,
+    pub share: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Dominant {
+    pub service: String,
+    pub item: String,
+    pub resource: String,
+    pub usd: f64,
+    /// Fraction of the total (0..=1).
+    pub share: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MonthlyCost {
+    pub requests_per_second: f64,
+    pub hours_per_month: f64,
+    pub requests_per_month: f64,
+    /// The usage lines scaled to a month.
+    pub lines: Vec<CostLine>,
+    /// Always-free allowances, as negative lines (quantity and dollars).
+    pub free_tier: Vec<CostLine>,
+    pub usd_without_free_tier: f64,
+    pub usd_with_free_tier: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CostBreakdown {
+    pub label: String,
+    pub region: String,
+    pub price_table_version: String,
+    pub price_date: Option<String>,
+    pub public_requests: f64,
+    /// Cost of the usage as measured (no free tier: it applies per month, never per request).
+    pub lines: Vec<CostLine>,
+    pub total_usd: f64,
+    pub usd_per_request: f64,
+    pub usd_per_million_requests: f64,
+    pub by_service: Vec<ServiceTotal>,
+    pub dominant: Option<Dominant>,
+    pub monthly: Option<MonthlyCost>,
+}
+
+/// Prices `usage` in `region`. Fails on an unknown region or architecture, a missing
+/// price, or usage no bill could contain.
+pub fn cost(
+    usage: &Usage,
+    prices: &PriceTable,
+    region: &str,
+    options: &CostOptions,
+) -> Result<CostBreakdown> {
+    usage.validate()?;
+    let regional = prices.region(region, options.price_date.as_deref())?;
+    let lines = usage_lines(usage, &regional)?;
+    let total_usd: f64 = lines.iter().map(|l| l.usd).sum();
+    let monthly = match options.requests_per_second {
+        Some(rate) => Some(monthly(
+            &lines,
+            usage.public_requests,
+            rate,
+            options,
+            &regional,
+        )?),
+        None => None,
+    };
+    Ok(CostBreakdown {
+        label: usage.label.clone(),
+        region: region.to_string(),
+        price_table_version: prices.version().to_string(),
+        price_date: options.price_date.clone(),
+        public_requests: usage.public_requests,
+        total_usd,
+        usd_per_request: total_usd / usage.public_requests,
+        usd_per_million_requests: total_usd / usage.public_requests * 1e6,
+        by_service: by_service(&lines, total_usd),
+        dominant: dominant(&lines, total_usd),
+        lines,
+        monthly,
+    })
+}
+
+fn usage_lines(usage: &Usage, prices: &RegionPrices<'_>) -> Result<Vec<CostLine>> {
+    let mut lines = Vec::new();
+    let api = &usage.api_gateway;
+    for (item, quantity) in [
+        ("http_requests", api.http_requests),
+        ("rest_requests", api.rest_requests),
+    ] {
+        if quantity > 0.0 {
+            let price = prices.get("apigateway", item, LineKind::Price)?;
+            lines.push(priced(price, item, "", quantity));
+        }
+    }
+    for function in &usage.lambda {
+        lines.extend(lambda_lines(function, prices)?);
+    }
+    for queue in usage.sqs.iter().filter(|q| q.billed_requests > 0.0) {
+        let price = prices.get("sqs", "requests", LineKind::Price)?;
+        lines.push(priced(
+            price,
+            "requests",
+            &queue.name,
+            queue.billed_requests,
+        ));
+    }
+    for table in &usage.dynamodb {
+        for (item, quantity) in [
+            ("read_request_units", table.read_units),
+            ("write_request_units", table.write_units),
+        ] {
+            if quantity > 0.0 {
+                let price = prices.get("dynamodb", item, LineKind::Price)?;
+                lines.push(priced(price, item, &table.name, quantity));
+            }
+        }
+    }
+    if usage.log_bytes > 0.0 {
+        let bytes_per_gb = prices.get("logs", "bytes_per_gb", LineKind::Metering)?;
+        let price = prices.get("logs", "ingestion", LineKind::Price)?;
+        let gb = usage.log_bytes / bytes_per_gb.quantity;
+        lines.push(priced(price, "ingestion", "", gb));
+    }
+    Ok(lines)
+}
+
+/// Requests, then billed GB-seconds split into the function's own work, INIT and
+/// waiting. The split only labels the bill: the three parts add up to billed time.
+fn lambda_lines(function: &FunctionUsage, prices: &RegionPrices<'_>) -> Result<Vec<CostLine>> {
+    let arch = function.architecture.as_str();
+    let duration = prices.get_for("lambda", "duration", LineKind::Price, arch)?;
+    let requests = prices.get("lambda", "requests", LineKind::Price)?;
+    let gb_seconds_per_ms = function.memory_mb / 1024.0 / 1000.0;
+    let parts = [
+        ("requests", requests, function.invocations),
+        (
+            "duration",
+            duration,
+            function.working_ms_total() * gb_seconds_per_ms,
+        ),
+        (
+            "duration (INIT)",
+            duration,
+            function.init_ms_total * gb_seconds_per_ms,
+        ),
+        (
+            "duration (waiting)",
+            duration,
+            function.waiting_ms_total * gb_seconds_per_ms,
+        ),
+    ];
+    Ok(parts
+        .into_iter()
+        .filter(|(_, _, quantity)| *quantity > 0.0)
+        .map(|(item, price, quantity)| {
+            let mut line = priced(price, item, &function.name, quantity);
+            line.architecture = arch.to_string();
+            line
+        })
+        .collect())
+}
+
+fn priced(price: &PriceLine, item: &str, resource: &str, quantity: f64) -> CostLine {
+    CostLine {
+        service: price.service.clone(),
+        item: item.to_string(),
+        resource: resource.to_string(),
+        quantity,
+        unit: price.unit.clone(),
+        price_usd: price.usd.unwrap_or(0.0),
+        price_per: price.quantity,
+        usd: quantity * price.usd_per_unit(),
+        price_item: price.item.clone(),
+        architecture: price.architecture.clone(),
+    }
+}
+
+fn monthly(
+    lines: &[CostLine],
+    public_requests: f64,
+    rate: f64,
+    options: &CostOptions,
+    prices: &RegionPrices<'_>,
+) -> Result<MonthlyCost> {
+    let hours = options.hours_per_month;
+    if !(rate.is_finite() && rate >= 0.0 && hours.is_finite() && hours > 0.0) {
+        return Err(crate::error::CostError::InvalidUsage(format!(
+            "request rate ({rate}/s) and hours per month ({}) must be non-negative numbers",
+            options.hours_per_month
+        )));
+    }
+    let requests_per_month = rate * options.hours_per_month * 3600.0;
+    let scale = requests_per_month / public_requests;
+    let scaled: Vec<CostLine> = lines
+        .iter()
+        .map(|line| CostLine {
+            quantity: line.quantity * scale,
+            usd: line.usd * scale,
+            ..line.clone()
+        })
+        .collect();
+    let free_tier = free_tier_credits(&scaled, prices);
+    let gross: f64 = scaled.iter().map(|l| l.usd).sum();
+    let credits: f64 = free_tier.iter().map(|l| l.usd).sum();
+    Ok(MonthlyCost {
+        requests_per_second: rate,
+        hours_per_month: options.hours_per_month,
+        requests_per_month,
+        lines: scaled,
+        free_tier,
+        usd_without_free_tier: gross,
+        usd_with_free_tier: gross + credits,
+    })
+}
+
+/// Each monthly allowance is spent on the dearest matching lines first (x86_64 before
+/// arm64 for the shared Lambda GB-seconds): AWS does not document the order, and this
+/// one gives the customer the most.
+fn free_tier_credits(monthly: &[CostLine], prices: &RegionPrices<'_>) -> Vec<CostLine> {
+    let mut credits: Vec<CostLine> = Vec::new();
+    for allowance in prices.all_of_kind(LineKind::FreeTier) {
+        let mut matching: Vec<&CostLine> = monthly
+            .iter()
+            .filter(|l| l.service == allowance.service && l.price_item == allowance.item)
+            .filter(|l| {
+                allowance.architecture == ANY_ARCHITECTURE
+                    || l.architecture == allowance.architecture
+            })
+            .collect();
+        matching.sort_by(|a, b| unit_price(b).total_cmp(&unit_price(a)));
+        let mut left = allowance.quantity;
+        for line in matching {
+            let used = left.min(line.quantity);
+            if used <= 0.0 {
+                break;
+            }
+            left -= used;
+            let credit = CostLine {
+                item: format!("free tier: {}", allowance.item),
+                resource: line.architecture.clone(),
+                quantity: -used,
+                usd: -used * unit_price(line),
+                ..line.clone()
+            };
+            merge_credit(&mut credits, credit);
+        }
+    }
+    credits
+}
+
+fn merge_credit(credits: &mut Vec<CostLine>, credit: CostLine) {
+    let same = credits.iter_mut().find(|c| {
+        c.service == credit.service && c.item == credit.item && c.resource == credit.resource
+    });
+    match same {
+        Some(existing) => {
+            existing.quantity += credit.quantity;
+            existing.usd += credit.usd;
+        }
+        None => credits.push(credit),
+    }
+}
+
+fn unit_price(line: &CostLine) -> f64 {
+    line.price_usd / line.price_per
+}
+
+fn by_service(lines: &[CostLine], total: f64) -> Vec<ServiceTotal> {
+    let mut totals: Vec<ServiceTotal> = Vec::new();
+    for line in lines {
+        match totals.iter_mut().find(|t| t.service == line.service) {
+            Some(total) => total.usd += line.usd,
+            None => totals.push(ServiceTotal {
+                service: line.service.clone(),
+                usd: line.usd,
+                share: 0.0,
+            }),
+        }
+    }
+    for entry in &mut totals {
+        entry.share = share(entry.usd, total);
+    }
+    totals
+}
+
+fn dominant(lines: &[CostLine], total: f64) -> Option<Dominant> {
+    lines
+        .iter()
+        .max_by(|a, b| a.usd.total_cmp(&b.usd))
+        .map(|line| Dominant {
+            service: line.service.clone(),
+            item: line.item.clone(),
+            resource: line.resource.clone(),
+            usd: line.usd,
+            share: share(line.usd, total),
+        })
+}
+
+fn share(part: f64, total: f64) -> f64 {
+    if total > 0.0 {
+        part / total
+    } else {
+        0.0
+    }
+}
+
+/// Variant A : variant B.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CostRatio {
+    pub numerator: String,
+    pub denominator: String,
+    /// `None` when B costs nothing.
+    pub per_request: Option<f64>,
+    /// `None` without monthly figures on both sides, or when B's month is free.
+    pub monthly_with_free_tier: Option<f64>,
+}
+
+pub fn ratio(a: &CostBreakdown, b: &CostBreakdown) -> CostRatio {
+    let divide = |x: f64, y: f64| (y > 0.0).then(|| x / y);
+    let monthly = match (&a.monthly, &b.monthly) {
+        (Some(x), Some(y)) => divide(x.usd_with_free_tier, y.usd_with_free_tier),
+        _ => None,
+    };
+    CostRatio {
+        numerator: a.label.clone(),
+        denominator: b.label.clone(),
+        per_request: divide(a.usd_per_request, b.usd_per_request),
+        monthly_with_free_tier: monthly,
+    }
+}
+
+#[cfg(test)]
+#[path = "cost_tests.rs"]
+mod tests;

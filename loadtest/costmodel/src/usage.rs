@@ -1,0 +1,257 @@
+//! Metered usage: the one contract between usage sources and the cost model.
+//!
+//! Every quantity is already in billed units (metered requests, billed milliseconds,
+//! request units), summed over a run that served `public_requests` requests. Counts
+//! are `f64` because what-if scenarios work with averages (0.1 invocations per request).
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{CostError, Result};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Usage {
+    /// Names the variant in reports ("monolith", "orders-queue").
+    pub label: String,
+    /// Requests the clients made: the denominator of every per-request figure.
+    pub public_requests: f64,
+    pub api_gateway: ApiGatewayUsage,
+    pub lambda: Vec<FunctionUsage>,
+    pub sqs: Vec<QueueUsage>,
+    pub dynamodb: Vec<TableUsage>,
+    /// Bytes ingested by CloudWatch Logs (all functions).
+    pub log_bytes: f64,
+}
+
+/// Billed API Gateway requests (HTTP API: already counted per 512 KB).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ApiGatewayUsage {
+    pub http_requests: f64,
+    pub rest_requests: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FunctionUsage {
+    pub name: String,
+    /// `x86_64` or `arm64`, as Lambda spells it.
+    pub architecture: String,
+    pub memory_mb: f64,
+    pub invocations: f64,
+    /// Sum of billed durations as AWS bills them: each invocation rounded up, INIT
+    /// included where it is billed (always for `provided.al2023`).
+    pub billed_ms_total: f64,
+    /// Part of `billed_ms_total` spent in INIT (cold starts).
+    pub init_ms_total: f64,
+    /// Part of `billed_ms_total` spent waiting on callees or replies.
+    pub waiting_ms_total: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct QueueUsage {
+    pub name: String,
+    /// Every Send, Receive (empty ones and the event source mapping's polls included)
+    /// and Delete, each payload counted per 64 KB chunk.
+    pub billed_requests: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TableUsage {
+    pub name: String,
+    pub read_units: f64,
+    pub write_units: f64,
+}
+
+impl Usage {
+    /// Rejects what no AWS bill could contain: negative or non-finite quantities, a
+    /// function without memory, or more INIT and waiting time than billed time.
+    pub fn validate(&self) -> Result<()> {
+        if !(self.public_requests.is_finite() && self.public_requests > 0.0) {
+            return Err(invalid(format!(
+                "`{}`: public_requests must be positive (it divides every per-request figure), got {}",
+                self.label, self.public_requests
+            )));
+        }
+        let mut quantities = vec![
+            ("api_gateway.http_requests", self.api_gateway.http_requests),
+            ("api_gateway.rest_requests", self.api_gateway.rest_requests),
+            ("log_bytes", self.log_bytes),
+        ];
+        for queue in &self.sqs {
+            quantities.push(("sqs billed_requests", queue.billed_requests));
+        }
+        for table in &self.dynamodb {
+            quantities.push(("dynamodb read_units", table.read_units));
+            quantities.push(("dynamodb write_units", table.write_units));
+        }
+        for (name, value) in quantities {
+            check_quantity(name, value)?;
+        }
+        self.lambda.iter().try_for_each(FunctionUsage::validate)
+    }
+
+    /// Adds another run's usage (same label kept). Functions, queues and tables with
+    /// the same name are merged.
+    pub fn add(&mut self, other: &Usage) {
+        self.public_requests += other.public_requests;
+        self.api_gateway.http_requests += other.api_gateway.http_requests;
+        self.api_gateway.rest_requests += other.api_gateway.rest_requests;
+        self.log_bytes += other.log_bytes;
+        for function in &other.lambda {
+            match self.lambda.iter_mut().find(|f| {
+                f.name == function.name
+                    && f.architecture == function.architecture
+                    && f.memory_mb == function.memory_mb
+            }) {
+                Some(mine) => mine.add(function),
+                None => self.lambda.push(function.clone()),
+            }
+        }
+        for queue in &other.sqs {
+            match self.sqs.iter_mut().find(|q| q.name == queue.name) {
+                Some(mine) => mine.billed_requests += queue.billed_requests,
+                None => self.sqs.push(queue.clone()),
+            }
+        }
+        for table in &other.dynamodb {
+            match self.dynamodb.iter_mut().find(|t| t.name == table.name) {
+                Some(mine) => {
+                    mine.read_units += table.read_units;
+                    mine.write_units += table.write_units;
+                }
+                None => self.dynamodb.push(table.clone()),
+            }
+        }
+    }
+}
+
+impl FunctionUsage {
+    pub fn add(&mut self, other: &FunctionUsage) {
+        self.invocations += other.invocations;
+        self.billed_ms_total += other.billed_ms_total;
+        self.init_ms_total += other.init_ms_total;
+        self.waiting_ms_total += other.waiting_ms_total;
+    }
+
+    fn validate(&self) -> Result<()> {
+        let name = &self.name;
+        if !(self.memory_mb.is_finite() && self.memory_mb > 0.0) {
+            return Err(invalid(format!(
+                "function `{name}`: memory_mb must be positive"
+            )));
+        }
+        for (field, value) in [
+            ("invocations", self.invocations),
+            ("billed_ms_total", self.billed_ms_total),
+            ("init_ms_total", self.init_ms_total),
+            ("waiting_ms_total", self.waiting_ms_total),
+        ] {
+            check_quantity(&format!("function `{name}` {field}"), value)?;
+        }
+        // A little slack: INIT comes from fractional log figures, billed time is rounded.
+        if self.init_ms_total + self.waiting_ms_total > self.billed_ms_total + 1e-6 {
+            return Err(invalid(format!(
+                "function `{name}`: init_ms_total ({}) + waiting_ms_total ({}) exceed billed_ms_total ({})",
+                self.init_ms_total, self.waiting_ms_total, self.billed_ms_total
+            )));
+        }
+        Ok(())
+    }
+
+    /// Billed milliseconds that were neither INIT nor waiting: the function's own work.
+    pub fn working_ms_total(&self) -> f64 {
+        (self.billed_ms_total - self.init_ms_total - self.waiting_ms_total).max(0.0)
+    }
+}
+
+fn check_quantity(name: &str, value: f64) -> Result<()> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(invalid(format!(
+            "{name} must be a non-negative number, got {value}"
+        )))
+    }
+}
+
+fn invalid(message: String) -> CostError {
+    CostError::InvalidUsage(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn function(billed: f64, init: f64, waiting: f64) -> FunctionUsage {
+        FunctionUsage {
+            name: "api".into(),
+            architecture: "arm64".into(),
+            memory_mb: 128.0,
+            invocations: 1.0,
+            billed_ms_total: billed,
+            init_ms_total: init,
+            waiting_ms_total: waiting,
+        }
+    }
+
+    fn usage(functions: Vec<FunctionUsage>) -> Usage {
+        Usage {
+            label: "t".into(),
+            public_requests: 1.0,
+            lambda: functions,
+            ..Usage::default()
+        }
+    }
+
+    #[test]
+    fn usage_without_public_requests_is_rejected() {
+        let error = Usage::default().validate().unwrap_err();
+        assert!(error.to_string().contains("public_requests"), "{error}");
+    }
+
+    #[test]
+    fn init_and_waiting_beyond_billed_time_is_rejected() {
+        assert!(usage(vec![function(15.0, 12.9, 2.0)]).validate().is_ok());
+        let error = usage(vec![function(15.0, 12.9, 3.0)])
+            .validate()
+            .unwrap_err();
+        assert!(error.to_string().contains("`api`"), "{error}");
+    }
+
+    #[test]
+    fn negative_or_nan_quantities_are_rejected() {
+        let mut bad = usage(vec![]);
+        bad.log_bytes = -1.0;
+        assert!(bad.validate().is_err());
+        let mut nan = usage(vec![function(f64::NAN, 0.0, 0.0)]);
+        assert!(nan.validate().is_err());
+        nan.lambda[0].billed_ms_total = 1.0;
+        nan.lambda[0].memory_mb = 0.0;
+        assert!(nan.validate().is_err());
+    }
+
+    #[test]
+    fn adding_runs_merges_same_function_and_keeps_others_apart() {
+        // GIVEN two runs sharing the function `api`
+        let mut first = usage(vec![function(2.0, 0.0, 0.0)]);
+        let mut other_fn = function(3.0, 0.0, 1.0);
+        other_fn.name = "worker".into();
+        let second = usage(vec![function(15.0, 12.0, 0.0), other_fn]);
+        // WHEN added
+        first.add(&second);
+        // THEN `api` sums, `worker` is appended, public requests add up
+        assert_eq!(first.public_requests, 2.0);
+        assert_eq!(first.lambda.len(), 2);
+        assert_eq!(first.lambda[0].billed_ms_total, 17.0);
+        assert_eq!(first.lambda[0].invocations, 2.0);
+        assert_eq!(first.lambda[1].name, "worker");
+    }
+
+    #[test]
+    fn working_time_is_billed_time_minus_init_and_waiting() {
+        assert_eq!(function(520.0, 13.0, 500.0).working_ms_total(), 7.0);
+    }
+}
