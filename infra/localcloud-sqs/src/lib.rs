@@ -1,1 +1,27 @@
-//! localcloud-sqs
+//! The local cloud's SQS: standard and FIFO queues spoken over the AWS JSON 1.0
+//! protocol (`X-Amz-Target: AmazonSQS.<Op>`), with visibility timeouts, long
+//! polling, dead-letter redrive, and request counting as SQS bills it.
+//!
+//! [`SqsService`] is both the [`localcloud_core::JsonService`] mounted on the
+//! shared endpoint and the in-process API the Lambda event source mapping
+//! pollers call ([`SqsService::receive`], [`SqsService::delete`],
+//! [`SqsService::change_visibility`]).
+
+// `AwsError` is the core's error type, fixed by the `JsonService` contract;
+// errors are rare and cheap next to an HTTP round trip, so no boxing.
+#![allow(clippy::result_large_err)]
+
+mod api;
+pub mod error;
+mod handle;
+pub mod message_attrs;
+pub mod metrics;
+mod queue;
+mod registry;
+mod service;
+pub mod settings;
+
+pub use message_attrs::{AttributeValue, MessageAttribute, MessageAttributes};
+pub use metrics::{QueueMetrics, SqsMetrics};
+pub use registry::Queue;
+pub use service::{QueueInfo, ReceivedMessage, SendRequest, SendResult, SqsService};
