@@ -79,7 +79,7 @@ impl HttpApiConfig {
         (0..10)
             .map(|_| {
                 let c = ALPHABET[(hash % 36) as usize] as char;
-                hash = hash / 36 ^ hash.rotate_left(17);
+                hash = (hash / 36) ^ hash.rotate_left(17);
                 c
             })
             .collect()

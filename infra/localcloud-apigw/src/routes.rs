@@ -162,7 +162,7 @@ fn parse_route(api: &str, config: &RouteConfig) -> Result<Route, ConfigError> {
     let parts: Vec<&str> = rest.split('/').collect();
     let mut segments = Vec::with_capacity(parts.len());
     for (i, part) in parts.iter().enumerate() {
-        segments.push(parse_segment(part, i + 1 == parts.len()).map_err(|r| invalid(r))?);
+        segments.push(parse_segment(part, i + 1 == parts.len()).map_err(&invalid)?);
     }
     Ok(Route {
         key: config.route_key(),
