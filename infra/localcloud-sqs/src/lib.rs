@@ -16,8 +16,10 @@ pub mod error;
 mod handle;
 pub mod message_attrs;
 pub mod metrics;
+mod poller;
 mod queue;
 mod registry;
+mod send;
 mod service;
 pub mod settings;
 

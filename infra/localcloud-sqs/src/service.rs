@@ -279,7 +279,7 @@ impl SqsService {
         now: Instant,
     ) -> Result<(SendResult, usize), AwsError> {
         let mut state = queue.state.lock();
-        let message = build_message(queue, &state.settings, &request)?;
+        let message = crate::send::build_message(queue, &state.settings, &request)?;
         let size = message.size;
         let result = |sent: Sent, m: &Message| SendResult {
             message_id: sent.message_id,
@@ -574,58 +574,6 @@ impl SqsService {
             counters.reset();
         }
     }
-
-    // In-process API for the Lambda event source mapping pollers: the same
-    // semantics and billing as ReceiveMessage, DeleteMessageBatch and
-    // ChangeMessageVisibilityBatch.
-
-    /// Receives up to `max` (1-10) messages from the queue `queue_arn`.
-    pub async fn receive(
-        &self,
-        queue_arn: &str,
-        max: usize,
-        wait: Duration,
-        visibility: Option<Duration>,
-    ) -> Result<Vec<ReceivedMessage>, AwsError> {
-        let queue = self.queue_by_arn(queue_arn)?;
-        self.receive_from(&queue, max, wait, visibility).await
-    }
-
-    /// Deletes by receipt handles, billed as one DeleteMessageBatch.
-    pub fn delete(
-        &self,
-        queue_arn: &str,
-        receipt_handles: &[String],
-    ) -> Result<Vec<Result<(), AwsError>>, AwsError> {
-        let queue = self.queue_by_arn(queue_arn)?;
-        Ok(self.delete_from(&queue, "DeleteMessageBatch", receipt_handles))
-    }
-
-    /// Changes visibility timeouts, billed as one ChangeMessageVisibilityBatch.
-    pub fn change_visibility(
-        &self,
-        queue_arn: &str,
-        entries: &[(String, Duration)],
-    ) -> Result<Vec<Result<(), AwsError>>, AwsError> {
-        let queue = self.queue_by_arn(queue_arn)?;
-        let entries: Vec<(String, u32)> = entries
-            .iter()
-            .map(|(h, d)| (h.clone(), d.as_secs().min(u32::MAX as u64) as u32))
-            .collect();
-        Ok(self.change_visibility_of(&queue, "ChangeMessageVisibilityBatch", &entries))
-    }
-
-    /// Sends one message by queue ARN (tests, other services).
-    pub fn send_message(
-        &self,
-        queue_arn: &str,
-        request: SendRequest,
-    ) -> Result<SendResult, AwsError> {
-        let queue = self.queue_by_arn(queue_arn)?;
-        self.send(&queue, "SendMessage", vec![request])
-            .pop()
-            .expect("one result per request")
-    }
 }
 
 /// Every attribute name GetQueueAttributes accepts (some only have a value
@@ -654,105 +602,3 @@ const KNOWN_ATTRIBUTE_NAMES: &[&str] = &[
     "RedriveAllowPolicy",
     "SqsManagedSseEnabled",
 ];
-
-/// Applies the per-message rules (body, size, FIFO ids, delay) and builds
-/// the stored message.
-fn build_message(
-    queue: &Queue,
-    settings: &QueueSettings,
-    r: &SendRequest,
-) -> Result<Message, AwsError> {
-    if r.body.is_empty() {
-        return Err(error::missing_parameter("MessageBody"));
-    }
-    if !message_attrs::valid_text(&r.body) {
-        return Err(error::invalid_message_contents(
-            "Invalid characters found. Valid unicode characters are #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF",
-        ));
-    }
-    let size = r.body.len() + message_attrs::total_size(&r.attributes);
-    let limit = settings.maximum_message_size as usize;
-    if size > limit {
-        return Err(error::invalid_parameter_value(format!(
-            "One or more parameters are invalid. Reason: Message must be shorter than {limit} bytes."
-        )));
-    }
-    if let Some(delay) = r.delay_seconds {
-        if settings.fifo {
-            return Err(error::invalid_parameter_value(format!(
-                "Value {delay} for parameter DelaySeconds is invalid. Reason: The request include parameter that is not valid for this queue type."
-            )));
-        }
-        if delay > 900 {
-            return Err(error::invalid_parameter_value(format!(
-                "Value {delay} for parameter DelaySeconds is invalid. Reason: DelaySeconds must be >= 0 and <= 900."
-            )));
-        }
-    }
-    let dedup_id = fifo_ids(settings, r)?;
-    for (name, id) in [
-        ("MessageGroupId", &r.group_id),
-        ("MessageDeduplicationId", &dedup_id),
-    ] {
-        if let Some(id) = id {
-            let ok = !id.is_empty() && id.len() <= 128 && id.bytes().all(|b| b.is_ascii_graphic());
-            if !ok {
-                return Err(error::invalid_parameter_value(format!(
-                    "Value {id} for parameter {name} is invalid. Reason: The value must be 1 to 128 printable ASCII characters."
-                )));
-            }
-        }
-    }
-    let now = Instant::now();
-    Ok(Message {
-        message_id: uuid::Uuid::new_v4().to_string(),
-        md5_of_body: message_attrs::md5_hex(r.body.as_bytes()),
-        body: r.body.clone(),
-        md5_of_attributes: message_attrs::md5_of_attributes(&r.attributes),
-        attributes: r.attributes.clone(),
-        md5_of_system_attributes: message_attrs::md5_of_attributes(&r.system_attributes),
-        system_attributes: r.system_attributes.clone(),
-        sender_id: queue.account.clone(),
-        group_id: r.group_id.clone(),
-        dedup_id,
-        sequence_number: None,
-        size,
-        sent_epoch_ms: epoch_ms(),
-        enqueued: now,
-        receive_count: 0,
-        first_receive_epoch_ms: None,
-        visible_at: now,
-        in_flight: false,
-        receive_nonce: 0,
-    })
-}
-
-/// The deduplication id to use: given, content-based, or an error. Standard
-/// queues take no deduplication id.
-fn fifo_ids(settings: &QueueSettings, r: &SendRequest) -> Result<Option<String>, AwsError> {
-    if !settings.fifo {
-        if let Some(id) = &r.dedup_id {
-            return Err(error::invalid_parameter_value(format!(
-                "Value {id} for parameter MessageDeduplicationId is invalid. Reason: The request include parameter that is not valid for this queue type."
-            )));
-        }
-        return Ok(None);
-    }
-    if r.group_id.is_none() {
-        return Err(error::missing_parameter("MessageGroupId"));
-    }
-    match (&r.dedup_id, settings.content_based_deduplication) {
-        (Some(id), _) => Ok(Some(id.clone())),
-        (None, true) => Ok(Some(sha256_hex(r.body.as_bytes()))),
-        (None, false) => Err(error::invalid_parameter_value(
-            "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly",
-        )),
-    }
-}
-
-/// Content-based deduplication ids are the SHA-256 of the body (SQS returns
-/// them as `MessageDeduplicationId`).
-fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    hex::encode(Sha256::digest(bytes))
-}
