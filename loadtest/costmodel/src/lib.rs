@@ -9,6 +9,8 @@ mod cost;
 mod error;
 mod metering;
 mod prices;
+mod render;
+pub mod sources;
 mod usage;
 
 pub use cost::{

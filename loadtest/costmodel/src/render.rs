@@ -1,0 +1,272 @@
+//! Markdown rendering of cost breakdowns and ratios, for the bench report and the CLI.
+
+use std::fmt::Write;
+
+use crate::cost::{CostBreakdown, CostLine, CostRatio};
+
+impl CostBreakdown {
+    /// A heading, one table row per line (with per-1M-request and monthly columns) and
+    /// a summary; the monthly column and free tier rows only when a rate was given.
+    pub fn to_markdown(&self) -> String {
+        let mut out = String::new();
+        let date = self
+            .price_date
+            .as_deref()
+            .map(|d| format!(", prices in effect on {d}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "### Cost of `{}` ({}, price table {}{date})\n",
+            self.label, self.region, self.price_table_version
+        );
+        let monthly = self.monthly.as_ref();
+        let mut header = String::from(
+            "| service | item | resource | quantity (run) | unit price | USD (run) | USD per 1M requests |",
+        );
+        let mut rule = String::from("|---|---|---|--:|--:|--:|--:|");
+        if monthly.is_some() {
+            header.push_str(" USD per month |");
+            rule.push_str("--:|");
+        }
+        let _ = writeln!(out, "{header}\n{rule}");
+        let per_million = 1e6 / self.public_requests;
+        for (index, line) in self.lines.iter().enumerate() {
+            let month = monthly.map(|m| usd(m.lines[index].usd));
+            let cells = [
+                line.service.clone(),
+                line.item.clone(),
+                line.resource.clone(),
+                format!("{} {}", quantity(line.quantity), line.unit),
+                unit_price(line),
+                usd(line.usd),
+                usd(line.usd * per_million),
+            ];
+            row(&mut out, &cells, month);
+        }
+        let total_cells = bold_total("total", self.total_usd, self.total_usd * per_million);
+        row(
+            &mut out,
+            &total_cells,
+            monthly.map(|m| format!("**{}**", usd(m.usd_without_free_tier))),
+        );
+        if let Some(m) = monthly {
+            for credit in &m.free_tier {
+                let cells = [
+                    credit.service.clone(),
+                    credit.item.clone(),
+                    credit.resource.clone(),
+                    format!("{} {} a month", quantity(credit.quantity), credit.unit),
+                    unit_price(credit),
+                    String::new(),
+                    String::new(),
+                ];
+                row(&mut out, &cells, Some(usd(credit.usd)));
+            }
+            let cells = ["**total with free tier**", "", "", "", "", "", ""].map(String::from);
+            row(
+                &mut out,
+                &cells,
+                Some(format!("**{}**", usd(m.usd_with_free_tier))),
+            );
+        }
+        out.push('\n');
+        out.push_str(&self.summary());
+        out
+    }
+
+    /// One paragraph: per request, per month, the dominant line.
+    pub fn summary(&self) -> String {
+        let mut out = format!(
+            "Run: {} public requests, {} in total, {} per request ({} per 1M requests).",
+            quantity(self.public_requests),
+            usd(self.total_usd),
+            usd(self.usd_per_request),
+            usd(self.usd_per_million_requests)
+        );
+        if let Some(m) = &self.monthly {
+            let _ = write!(
+                out,
+                " A month at {} req/s ({} requests, {} h): {} without free tier, {} with it.",
+                quantity(m.requests_per_second),
+                quantity(m.requests_per_month),
+                quantity(m.hours_per_month),
+                usd(m.usd_without_free_tier),
+                usd(m.usd_with_free_tier)
+            );
+        }
+        if let Some(d) = &self.dominant {
+            let resource = if d.resource.is_empty() {
+                String::new()
+            } else {
+                format!(" of `{}`", d.resource)
+            };
+            let _ = write!(
+                out,
+                " Dominant line: {} {}{resource}, {:.0} % of the run's cost.",
+                d.service,
+                d.item,
+                d.share * 100.0
+            );
+        }
+        out.push('\n');
+        out
+    }
+}
+
+impl CostRatio {
+    pub fn to_markdown(&self) -> String {
+        let show = |value: Option<f64>| match value {
+            Some(v) => format!("{v:.2}"),
+            None => "n/a".to_string(),
+        };
+        format!(
+            "`{}` : `{}` = {} per request, {} per month with free tier\n",
+            self.numerator,
+            self.denominator,
+            show(self.per_request),
+            show(self.monthly_with_free_tier)
+        )
+    }
+}
+
+fn bold_total(label: &str, run: f64, per_million: f64) -> [String; 7] {
+    [
+        format!("**{label}**"),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        format!("**{}**", usd(run)),
+        format!("**{}**", usd(per_million)),
+    ]
+}
+
+fn row(out: &mut String, cells: &[String], monthly: Option<String>) {
+    let mut line = format!("| {} |", cells.join(" | "));
+    if let Some(month) = monthly {
+        let _ = write!(line, " {month} |");
+    }
+    let _ = writeln!(out, "{line}");
+}
+
+fn unit_price(line: &CostLine) -> String {
+    let per = match line.price_per {
+        p if p == 1e6 => "1M ".to_string(),
+        p if p == 1.0 => String::new(),
+        p => format!("{} ", quantity(p)),
+    };
+    format!("${} per {per}{}", line.price_usd, line.unit)
+}
+
+/// Dollars with four significant digits below $100 (per-request figures are tiny),
+/// cents above.
+pub(crate) fn usd(value: f64) -> String {
+    let sign = if value < 0.0 { "-" } else { "" };
+    let abs = value.abs();
+    if abs == 0.0 {
+        return "$0".to_string();
+    }
+    if abs >= 100.0 {
+        return format!("{sign}${}", thousands(abs, 2));
+    }
+    let magnitude = abs.log10().floor() as i32;
+    let decimals = (3 - magnitude).clamp(2, 15) as usize;
+    format!("{sign}${abs:.decimals$}")
+}
+
+/// Whole numbers with thousands separators; fractions with up to four significant digits.
+pub(crate) fn quantity(value: f64) -> String {
+    let sign = if value < 0.0 { "-" } else { "" };
+    let abs = value.abs();
+    if abs.fract() == 0.0 || abs >= 1000.0 {
+        let decimals = if abs.fract() == 0.0 { 0 } else { 1 };
+        return format!("{sign}{}", thousands(abs, decimals));
+    }
+    if abs == 0.0 {
+        return "0".to_string();
+    }
+    let magnitude = abs.log10().floor() as i32;
+    let decimals = (3 - magnitude).clamp(0, 15) as usize;
+    let text = format!("{abs:.decimals$}");
+    let trimmed = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{sign}{trimmed}")
+}
+
+fn thousands(value: f64, decimals: usize) -> String {
+    let text = format!("{value:.decimals$}");
+    let (whole, fraction) = match text.split_once('.') {
+        Some((w, f)) => (w.to_string(), format!(".{f}")),
+        None => (text.clone(), String::new()),
+    };
+    let mut grouped = String::new();
+    for (i, digit) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped + &fraction
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{cost, CostOptions, FunctionUsage, PriceTable, Usage};
+
+    #[test]
+    fn dollars_keep_four_significant_digits_when_small() {
+        assert_eq!(usd(0.0), "$0");
+        assert_eq!(usd(0.208333375), "$0.2083");
+        assert_eq!(usd(2.08333375e-7), "$0.0000002083");
+        assert_eq!(usd(5.056), "$5.056");
+        assert_eq!(usd(-0.2), "-$0.2000");
+        assert_eq!(usd(12345.678), "$12,345.68");
+    }
+
+    #[test]
+    fn quantities_group_thousands_and_trim_fractions() {
+        assert_eq!(quantity(26_280_000.0), "26,280,000");
+        assert_eq!(quantity(625.0), "625");
+        assert_eq!(quantity(0.001615), "0.001615");
+        assert_eq!(quantity(-16_425.0), "-16,425");
+        assert_eq!(quantity(1234.5), "1,234.5");
+    }
+
+    #[test]
+    fn breakdown_renders_lines_totals_and_free_tier_rows() {
+        // GIVEN 1M requests of one 5 ms arm64 invocation, at 10 req/s
+        let usage = Usage {
+            label: "mono".into(),
+            public_requests: 1e6,
+            lambda: vec![FunctionUsage {
+                name: "api".into(),
+                architecture: "arm64".into(),
+                memory_mb: 128.0,
+                invocations: 1e6,
+                billed_ms_total: 5e6,
+                ..FunctionUsage::default()
+            }],
+            ..Usage::default()
+        };
+        let options = CostOptions {
+            requests_per_second: Some(10.0),
+            ..CostOptions::default()
+        };
+        let breakdown = cost(&usage, &PriceTable::aws_default(), "us-east-1", &options).unwrap();
+        // WHEN rendered
+        let markdown = breakdown.to_markdown();
+        // THEN each line, the total, the credits and the summary are there
+        assert!(markdown.contains("| lambda | requests | api | 1,000,000 request | $0.2 per 1M request | $0.2000 | $0.2000 | $5.256 |"), "{markdown}");
+        assert!(
+            markdown.contains("| lambda | duration | api | 625 GB-second |"),
+            "{markdown}"
+        );
+        assert!(markdown.contains("| **total** |"), "{markdown}");
+        assert!(markdown.contains("free tier: requests"), "{markdown}");
+        assert!(markdown.contains("**total with free tier**"), "{markdown}");
+        assert!(
+            markdown.contains("Dominant line: lambda requests of `api`, 96 %"),
+            "{markdown}"
+        );
+    }
+}
