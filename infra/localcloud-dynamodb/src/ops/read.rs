@@ -1,0 +1,537 @@
+//! Query and Scan: walk a table or an index in key order, evaluate up to Limit
+//! items or 1 MB, filter, project, and say where to resume.
+
+use std::ops::Bound;
+
+use dynamodb_lang::{
+    item_size, parse_filter, parse_key_condition, parse_projection, AttributeValue, Condition,
+    Item, Projection, RangeCondition,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::capacity::{read_units, Consumed, ReturnCapacity};
+use crate::error::{validation, DdbResult};
+use crate::key::{segment_hash, KeyPart, KeySchema, PrimaryKey};
+use crate::ops::common::{expression_context, reject_legacy, Names, OutItem, Values};
+use crate::schema::{IndexDef, Projection as IndexProjection, TableDef};
+use crate::service::{decode, encode, DynamoDb};
+use crate::table::{project, Table, TableState};
+
+const PAGE_BYTES: usize = 1024 * 1024;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct ReadInput {
+    table_name: Option<String>,
+    index_name: Option<String>,
+    key_condition_expression: Option<String>,
+    filter_expression: Option<String>,
+    projection_expression: Option<String>,
+    expression_attribute_names: Names,
+    expression_attribute_values: Values,
+    scan_index_forward: Option<bool>,
+    limit: Option<i64>,
+    exclusive_start_key: Option<Item>,
+    select: Option<String>,
+    #[serde(default)]
+    consistent_read: bool,
+    return_consumed_capacity: Option<String>,
+    segment: Option<i64>,
+    total_segments: Option<i64>,
+    key_conditions: Option<Value>,
+    query_filter: Option<Value>,
+    scan_filter: Option<Value>,
+    attributes_to_get: Option<Value>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct ReadOutput {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    items: Option<Vec<OutItem>>,
+    count: usize,
+    scanned_count: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_evaluated_key: Option<Item>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    consumed_capacity: Option<Value>,
+}
+
+/// The request, validated against the table: which key space to walk and
+/// what to do with each item found.
+struct Plan<'a> {
+    def: &'a TableDef,
+    index: Option<(usize, &'a IndexDef)>,
+    filter: Option<Condition>,
+    projection: Option<Projection>,
+    count_only: bool,
+    /// Items read from an index are reduced to its projection, unless an LSI
+    /// query asked for ALL_ATTRIBUTES (it then fetches from the table).
+    index_projects: bool,
+    limit: usize,
+    consistent: bool,
+}
+
+enum Walk {
+    Query {
+        hash: KeyPart,
+        range: Option<RangeCondition>,
+        forward: bool,
+    },
+    Scan {
+        segment: Option<(u64, u64)>,
+    },
+}
+
+pub fn query(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
+    read(db, body, true)
+}
+
+pub fn scan(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
+    read(db, body, false)
+}
+
+fn read(db: &DynamoDb, body: &[u8], is_query: bool) -> DdbResult<Vec<u8>> {
+    let input: ReadInput = decode(body)?;
+    let table = db.table(input.table_name.as_deref())?;
+    reject_legacy(&[
+        ("KeyConditions", input.key_conditions.is_some()),
+        ("QueryFilter", input.query_filter.is_some()),
+        ("ScanFilter", input.scan_filter.is_some()),
+        ("AttributesToGet", input.attributes_to_get.is_some()),
+    ])?;
+    let capacity = ReturnCapacity::parse(input.return_consumed_capacity.as_deref())?;
+    let def = &table.def;
+    let index = match input.index_name.as_deref() {
+        Some(name) => Some(def.index(name).ok_or_else(|| {
+            validation(format!(
+                "The table does not have the specified index: {name}"
+            ))
+        })?),
+        None => None,
+    };
+    if input.consistent_read && index.is_some_and(|(_, ix)| ix.global) {
+        return Err(validation(
+            "Consistent reads are not supported on global secondary indexes",
+        ));
+    }
+    let limit = match input.limit {
+        None => usize::MAX,
+        Some(n) if n >= 1 => n as usize,
+        Some(n) => {
+            return Err(validation(format!(
+                "1 validation error detected: Value '{n}' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1"
+            )))
+        }
+    };
+    let keys = index.map_or(&def.keys, |(_, ix)| &ix.keys);
+    let mut ctx = expression_context(
+        input.expression_attribute_names,
+        input.expression_attribute_values,
+    )?;
+    let walk = if is_query {
+        let expr = input.key_condition_expression.as_deref().ok_or_else(|| {
+            validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+        })?;
+        let kc = parse_key_condition(
+            expr,
+            &mut ctx,
+            &keys.hash.name,
+            keys.range.as_ref().map(|r| r.name.as_str()),
+        )?;
+        let hash = KeyPart::from_value(&kc.hash_value, keys.hash.ty).ok_or_else(type_mismatch)?;
+        if let (Some(range), Some(attr)) = (&kc.range, &keys.range) {
+            if range_values(range)
+                .iter()
+                .any(|v| KeyPart::from_value(v, attr.ty).is_none())
+            {
+                return Err(type_mismatch());
+            }
+        }
+        Walk::Query {
+            hash,
+            range: kc.range,
+            forward: input.scan_index_forward.unwrap_or(true),
+        }
+    } else {
+        Walk::Scan {
+            segment: segment(input.segment, input.total_segments)?,
+        }
+    };
+    let filter = input
+        .filter_expression
+        .as_deref()
+        .map(|e| parse_filter(e, &mut ctx))
+        .transpose()?;
+    let projection = input
+        .projection_expression
+        .as_deref()
+        .map(|e| parse_projection(e, &mut ctx))
+        .transpose()?;
+    ctx.check_all_used()?;
+    let (count_only, all_attributes) =
+        select(input.select.as_deref(), projection.is_some(), index)?;
+    let plan = Plan {
+        def,
+        index,
+        filter,
+        projection,
+        count_only,
+        index_projects: index.is_some() && !all_attributes,
+        limit,
+        consistent: input.consistent_read,
+    };
+    let start = input
+        .exclusive_start_key
+        .as_ref()
+        .map(|k| start_position(def, keys, index.is_some(), k))
+        .transpose()?;
+    let page = {
+        let state = table.state.read();
+        plan.run(&table, &state, &walk, start)?
+    };
+    let units = read_units(page.scanned_bytes, plan.consistent);
+    let consumed = match index {
+        Some((i, _)) => Consumed::index_read(i, units),
+        None => Consumed::read(units),
+    };
+    db.record(&table, if is_query { "Query" } else { "Scan" }, &consumed);
+    encode(&ReadOutput {
+        count: page.count,
+        scanned_count: page.scanned,
+        items: (!plan.count_only).then_some(page.items),
+        last_evaluated_key: page.last_key,
+        consumed_capacity: consumed.to_json(def, capacity),
+    })
+}
+
+fn type_mismatch() -> crate::error::DdbError {
+    validation("One or more parameter values were invalid: Condition parameter type does not match schema type")
+}
+
+fn range_values(range: &RangeCondition) -> Vec<&AttributeValue> {
+    match range {
+        RangeCondition::Eq(v)
+        | RangeCondition::Lt(v)
+        | RangeCondition::Le(v)
+        | RangeCondition::Gt(v)
+        | RangeCondition::Ge(v)
+        | RangeCondition::BeginsWith(v) => vec![v],
+        RangeCondition::Between(a, b) => vec![a, b],
+    }
+}
+
+fn segment(segment: Option<i64>, total: Option<i64>) -> DdbResult<Option<(u64, u64)>> {
+    match (segment, total) {
+        (None, None) => Ok(None),
+        (Some(_), None) => Err(validation("The TotalSegments parameter is required but was not present in the request when Segment parameter is present")),
+        (None, Some(_)) => Err(validation("The Segment parameter is required but was not present in the request when parameter TotalSegments is present")),
+        (Some(_), Some(t)) if !(1..=1_000_000).contains(&t) => Err(validation(format!(
+            "1 validation error detected: Value '{t}' at 'totalSegments' failed to satisfy constraint: Member must have value {}",
+            if t < 1 { "greater than or equal to 1" } else { "less than or equal to 1000000" }
+        ))),
+        (Some(s), Some(t)) if s < 0 || s >= t => Err(validation(format!(
+            "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: {s} is out of bounds for TotalSegments: {t}"
+        ))),
+        (Some(s), Some(t)) => Ok(Some((s as u64, t as u64))),
+    }
+}
+
+/// (count only, all attributes) from Select.
+fn select(
+    select: Option<&str>,
+    has_projection: bool,
+    index: Option<(usize, &IndexDef)>,
+) -> DdbResult<(bool, bool)> {
+    match select {
+        None => Ok((false, index.is_none_or(|(_, ix)| ix.projection == IndexProjection::All))),
+        Some("ALL_ATTRIBUTES") => {
+            if has_projection {
+                return Err(validation("Cannot specify the ProjectionExpression when choosing to get ALL_ATTRIBUTES"));
+            }
+            if let Some((_, ix)) = index.filter(|(_, ix)| ix.global && ix.projection != IndexProjection::All) {
+                return Err(validation(format!(
+                    "One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global secondary index {} because its projection type is not ALL",
+                    ix.name
+                )));
+            }
+            Ok((false, true))
+        }
+        Some("ALL_PROJECTED_ATTRIBUTES") => {
+            if index.is_none() {
+                return Err(validation("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName"));
+            }
+            Ok((false, false))
+        }
+        Some("SPECIFIC_ATTRIBUTES") => Ok((false, false)),
+        Some("COUNT") => {
+            if has_projection {
+                return Err(validation("Cannot specify the ProjectionExpression when choosing to get only the COUNT"));
+            }
+            Ok((true, false))
+        }
+        Some(other) => Err(validation(format!(
+            "1 validation error detected: Value '{other}' at 'select' failed to satisfy constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]"
+        ))),
+    }
+}
+
+/// Where a walk resumes: the table key and, on an index, the index key.
+struct Start {
+    table: PrimaryKey,
+    index: Option<(KeyPart, Option<KeyPart>)>,
+}
+
+fn start_position(
+    def: &TableDef,
+    keys: &KeySchema,
+    on_index: bool,
+    esk: &Item,
+) -> DdbResult<Start> {
+    let invalid = || {
+        validation("The provided starting key is invalid: The provided key element does not match the schema")
+    };
+    let mut table_key = Item::new();
+    for attr in def.keys.attrs() {
+        table_key.insert(
+            attr.name.clone(),
+            esk.get(&attr.name).ok_or_else(invalid)?.clone(),
+        );
+    }
+    let table = def
+        .keys
+        .key_from_request(&table_key)
+        .map_err(|_| invalid())?;
+    let index = if on_index {
+        Some(keys.index_key_of(esk).ok_or_else(invalid)?)
+    } else {
+        None
+    };
+    let expected = def
+        .keys
+        .attrs()
+        .chain(keys.attrs())
+        .map(|a| &a.name)
+        .collect::<std::collections::BTreeSet<_>>();
+    if esk.len() != expected.len() {
+        return Err(invalid());
+    }
+    Ok(Start { table, index })
+}
+
+struct Page {
+    items: Vec<OutItem>,
+    count: usize,
+    scanned: usize,
+    scanned_bytes: usize,
+    last_key: Option<Item>,
+}
+
+impl Plan<'_> {
+    fn run(
+        &self,
+        table: &Table,
+        state: &TableState,
+        walk: &Walk,
+        start: Option<Start>,
+    ) -> DdbResult<Page> {
+        let mut page = Page {
+            items: Vec::new(),
+            count: 0,
+            scanned: 0,
+            scanned_bytes: 0,
+            last_key: None,
+        };
+        let keys: Box<dyn Iterator<Item = PrimaryKey> + '_> = match self.index {
+            None => table_keys(state, walk, start.map(|s| s.table)),
+            Some((i, _)) => index_keys(state, i, walk, start),
+        };
+        for key in keys {
+            if page.scanned == self.limit || page.scanned_bytes >= PAGE_BYTES {
+                break;
+            }
+            let Some(stored) = state.get(&key) else {
+                continue;
+            };
+            let item = match self.index {
+                Some((_, ix)) if self.index_projects => {
+                    OutItem::Owned(project(self.def, ix, &stored.item))
+                }
+                _ => OutItem::Shared(stored.item.clone()),
+            };
+            page.scanned += 1;
+            page.scanned_bytes += match &item {
+                OutItem::Shared(_) => stored.size,
+                OutItem::Owned(i) => item_size(i),
+            };
+            if let Some(filter) = &self.filter {
+                if !filter.evaluate(item.get())? {
+                    self.remember(&mut page, table, state, &key);
+                    continue;
+                }
+            }
+            page.count += 1;
+            if !self.count_only {
+                page.items.push(match &self.projection {
+                    Some(p) => OutItem::Owned(p.apply(item.get())),
+                    None => item,
+                });
+            }
+            self.remember(&mut page, table, state, &key);
+        }
+        // AWS returns LastEvaluatedKey whenever the page stopped at Limit, even if
+        // nothing follows; `remember` leaves it set only in that case.
+        if page.scanned < self.limit && page.scanned_bytes < PAGE_BYTES {
+            page.last_key = None;
+        }
+        Ok(page)
+    }
+
+    fn remember(&self, page: &mut Page, table: &Table, state: &TableState, key: &PrimaryKey) {
+        if page.scanned == self.limit || page.scanned_bytes >= PAGE_BYTES {
+            page.last_key = Some(self.key_of(table, state, key));
+        }
+    }
+
+    /// LastEvaluatedKey for an item: table key, plus index key on an index.
+    fn key_of(&self, table: &Table, state: &TableState, key: &PrimaryKey) -> Item {
+        let mut out = table.def.keys.key_item(&key.hash, key.range.as_ref());
+        if let Some((_, ix)) = self.index {
+            if let Some((h, r)) = state.get(key).and_then(|s| ix.keys.index_key_of(&s.item)) {
+                out.extend(ix.keys.key_item(&h, r.as_ref()));
+            }
+        }
+        out
+    }
+}
+
+fn in_segment(hash: &KeyPart, segment: Option<(u64, u64)>) -> bool {
+    segment.is_none_or(|(s, total)| segment_hash(&hash.hash_bytes()) % total == s)
+}
+
+fn range_matches(range: &Option<RangeCondition>, value: Option<&KeyPart>) -> bool {
+    match (range, value) {
+        (None, _) => true,
+        (Some(cond), Some(v)) => cond.matches(&v.to_value()),
+        (Some(_), None) => false,
+    }
+}
+
+fn table_keys<'a>(
+    state: &'a TableState,
+    walk: &'a Walk,
+    start: Option<PrimaryKey>,
+) -> Box<dyn Iterator<Item = PrimaryKey> + 'a> {
+    match walk {
+        Walk::Query {
+            hash,
+            range,
+            forward,
+        } => {
+            let Some(partition) = state.partitions.get(hash) else {
+                return Box::new(std::iter::empty());
+            };
+            let after = start.filter(|s| &s.hash == hash).map(|s| s.range);
+            let bounds = match (&after, forward) {
+                (Some(r), true) => (Bound::Excluded(r.clone()), Bound::Unbounded),
+                (Some(r), false) => (Bound::Unbounded, Bound::Excluded(r.clone())),
+                (None, _) => (Bound::Unbounded, Bound::Unbounded),
+            };
+            let entries = partition.range(bounds).map(|(r, _)| r);
+            let entries: Box<dyn Iterator<Item = &Option<KeyPart>>> = if *forward {
+                Box::new(entries)
+            } else {
+                Box::new(entries.rev())
+            };
+            // Every range condition selects one contiguous run of sort keys.
+            Box::new(
+                entries
+                    .skip_while(move |r| !range_matches(range, r.as_ref()))
+                    .take_while(move |r| range_matches(range, r.as_ref()))
+                    .map(move |r| PrimaryKey {
+                        hash: hash.clone(),
+                        range: r.clone(),
+                    }),
+            )
+        }
+        Walk::Scan { segment } => {
+            let segment = *segment;
+            let from = match &start {
+                Some(s) => Bound::Included(s.hash.clone()),
+                None => Bound::Unbounded,
+            };
+            Box::new(
+                state
+                    .partitions
+                    .range((from, Bound::Unbounded))
+                    .filter(move |(h, _)| in_segment(h, segment))
+                    .flat_map(|(h, items)| {
+                        items.keys().map(move |r| PrimaryKey {
+                            hash: h.clone(),
+                            range: r.clone(),
+                        })
+                    })
+                    .filter(move |k| start.as_ref().is_none_or(|s| k > s)),
+            )
+        }
+    }
+}
+
+fn index_keys<'a>(
+    state: &'a TableState,
+    i: usize,
+    walk: &'a Walk,
+    start: Option<Start>,
+) -> Box<dyn Iterator<Item = PrimaryKey> + 'a> {
+    let index = &state.indexes[i];
+    let start = start.and_then(|s| s.index.map(|(h, r)| (h, (r, s.table))));
+    match walk {
+        Walk::Query {
+            hash,
+            range,
+            forward,
+        } => {
+            let Some(partition) = index.partitions.get(hash) else {
+                return Box::new(std::iter::empty());
+            };
+            let after = start.filter(|(h, _)| h == hash).map(|(_, pos)| pos);
+            let bounds = match (&after, forward) {
+                (Some(p), true) => (Bound::Excluded(p), Bound::Unbounded),
+                (Some(p), false) => (Bound::Unbounded, Bound::Excluded(p)),
+                (None, _) => (Bound::Unbounded, Bound::Unbounded),
+            };
+            let entries = partition.range::<(Option<KeyPart>, PrimaryKey), _>(bounds);
+            let entries: Box<dyn Iterator<Item = &(Option<KeyPart>, PrimaryKey)>> = if *forward {
+                Box::new(entries)
+            } else {
+                Box::new(entries.rev())
+            };
+            Box::new(
+                entries
+                    .skip_while(move |(r, _)| !range_matches(range, r.as_ref()))
+                    .take_while(move |(r, _)| range_matches(range, r.as_ref()))
+                    .map(|(_, pk)| pk.clone()),
+            )
+        }
+        Walk::Scan { segment } => {
+            let segment = *segment;
+            let from = match &start {
+                Some((h, _)) => Bound::Included(h.clone()),
+                None => Bound::Unbounded,
+            };
+            Box::new(
+                index
+                    .partitions
+                    .range((from, Bound::Unbounded))
+                    .filter(move |(h, _)| in_segment(h, segment))
+                    .flat_map(|(h, entries)| entries.iter().map(move |pos| (h, pos)))
+                    .filter(move |(h, pos)| match &start {
+                        Some((sh, spos)) => (*h, *pos) > (sh, spos),
+                        None => true,
+                    })
+                    .map(|(_, (_, pk))| pk.clone()),
+            )
+        }
+    }
+}

@@ -1,0 +1,446 @@
+//! TransactGetItems and TransactWriteItems: all-or-nothing across tables. The
+//! tables involved are locked in name order (every multi-table lock in this
+//! crate takes that order), conditions are checked, and only if all pass are
+//! the writes applied, before any lock is released.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use dynamodb_lang::{
+    parse_condition, parse_projection, parse_update, Condition, Item, Projection, UpdateExpression,
+};
+use parking_lot::Mutex;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::capacity::{read_units, write_units, Consumed, ReturnCapacity, WriteUnits};
+use crate::error::{validation, DdbError, DdbResult};
+use crate::key::PrimaryKey;
+use crate::ops::common::{
+    check_new_item, empty_item, expression_context, return_old_on_failure, Names, OutItem, Values,
+};
+use crate::service::{decode, encode, DynamoDb};
+use crate::table::{Table, TableState};
+
+const MAX_ACTIONS: usize = 100;
+const TOKEN_LIFETIME: Duration = Duration::from_secs(600);
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "PascalCase")]
+struct ActionInput {
+    table_name: Option<String>,
+    key: Option<Item>,
+    item: Option<Item>,
+    update_expression: Option<String>,
+    condition_expression: Option<String>,
+    projection_expression: Option<String>,
+    expression_attribute_names: Names,
+    expression_attribute_values: Values,
+    return_values_on_condition_check_failure: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct TransactItem {
+    get: Option<ActionInput>,
+    condition_check: Option<ActionInput>,
+    put: Option<ActionInput>,
+    delete: Option<ActionInput>,
+    update: Option<ActionInput>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct TransactInput {
+    transact_items: Option<Vec<TransactItem>>,
+    client_request_token: Option<String>,
+    return_consumed_capacity: Option<String>,
+}
+
+enum Kind {
+    Check,
+    Put(Arc<Item>),
+    Delete,
+    Update(Option<UpdateExpression>, Item),
+}
+
+struct Action {
+    table: Arc<Table>,
+    key: PrimaryKey,
+    kind: Kind,
+    condition: Option<Condition>,
+    return_old: bool,
+}
+
+fn items_of(input: &mut TransactInput) -> DdbResult<Vec<TransactItem>> {
+    let items = input.transact_items.take().unwrap_or_default();
+    if items.is_empty() || items.len() > MAX_ACTIONS {
+        return Err(validation(format!(
+            "1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length {}",
+            if items.is_empty() { "greater than or equal to 1" } else { "less than or equal to 100" }
+        )));
+    }
+    Ok(items)
+}
+
+fn one_action() -> DdbError {
+    validation("TransactItems can only contain one of Check, Put, Update or Delete")
+}
+
+/// Takes the write (or read) locks of the tables, in name order.
+fn sorted_tables<'a>(tables: impl Iterator<Item = &'a Arc<Table>>) -> Vec<Arc<Table>> {
+    let mut by_name: BTreeMap<&str, &Arc<Table>> = BTreeMap::new();
+    for table in tables {
+        by_name.insert(&table.def.name, table);
+    }
+    by_name.into_values().cloned().collect()
+}
+
+pub fn transact_get(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
+    let mut input: TransactInput = decode(body)?;
+    let capacity = ReturnCapacity::parse(input.return_consumed_capacity.as_deref())?;
+    let mut gets: Vec<(Arc<Table>, PrimaryKey, Option<Projection>)> = Vec::new();
+    for item in items_of(&mut input)? {
+        let TransactItem {
+            get: Some(get),
+            condition_check: None,
+            put: None,
+            delete: None,
+            update: None,
+        } = item
+        else {
+            return Err(validation("TransactItems can only contain Get"));
+        };
+        let table = db.table(get.table_name.as_deref())?;
+        let key = table
+            .def
+            .keys
+            .key_from_request(get.key.as_ref().unwrap_or(empty_item()))?;
+        let mut ctx = expression_context(get.expression_attribute_names, None)?;
+        let projection = get
+            .projection_expression
+            .as_deref()
+            .map(|e| parse_projection(e, &mut ctx))
+            .transpose()?;
+        ctx.check_all_used()?;
+        gets.push((table, key, projection));
+    }
+    let tables = sorted_tables(gets.iter().map(|g| &g.0));
+    let guards: Vec<_> = tables.iter().map(|t| t.state.read()).collect();
+    let state_of = |table: &Table| -> &TableState {
+        let i = tables
+            .iter()
+            .position(|t| t.def.name == table.def.name)
+            .expect("locked above");
+        &guards[i]
+    };
+    let mut responses = Vec::with_capacity(gets.len());
+    let mut consumed: BTreeMap<String, (Arc<Table>, Consumed)> = BTreeMap::new();
+    for (table, key, projection) in &gets {
+        let stored = state_of(table).get(key);
+        let units = 2.0 * read_units(stored.map_or(0, |s| s.size), true);
+        consumed
+            .entry(table.def.name.clone())
+            .or_insert_with(|| (table.clone(), Consumed::read(0.0)))
+            .1
+            .table += units;
+        responses.push(match stored {
+            Some(s) => json!({"Item": match projection {
+                Some(p) => OutItem::Owned(p.apply(&s.item)),
+                None => OutItem::Shared(s.item.clone()),
+            }}),
+            None => json!({}),
+        });
+    }
+    drop(guards);
+    let mut out = json!({"Responses": responses});
+    record_all(db, "TransactGetItems", consumed, capacity, &mut out);
+    encode(&out)
+}
+
+fn record_all(
+    db: &DynamoDb,
+    op: &str,
+    consumed: BTreeMap<String, (Arc<Table>, Consumed)>,
+    mode: ReturnCapacity,
+    out: &mut Value,
+) {
+    let mut list = Vec::new();
+    for (table, c) in consumed.values() {
+        db.record(table, op, c);
+        list.extend(c.to_json(&table.def, mode));
+    }
+    if !list.is_empty() {
+        out["ConsumedCapacity"] = Value::Array(list);
+    }
+}
+
+fn parse_action(db: &DynamoDb, item: TransactItem) -> DdbResult<Action> {
+    let (kind, input) = match item {
+        TransactItem {
+            condition_check: Some(a),
+            put: None,
+            delete: None,
+            update: None,
+            get: None,
+        } => ("check", a),
+        TransactItem {
+            put: Some(a),
+            condition_check: None,
+            delete: None,
+            update: None,
+            get: None,
+        } => ("put", a),
+        TransactItem {
+            delete: Some(a),
+            condition_check: None,
+            put: None,
+            update: None,
+            get: None,
+        } => ("delete", a),
+        TransactItem {
+            update: Some(a),
+            condition_check: None,
+            put: None,
+            delete: None,
+            get: None,
+        } => ("update", a),
+        _ => return Err(one_action()),
+    };
+    let table = db.table(input.table_name.as_deref())?;
+    let mut ctx = expression_context(
+        input.expression_attribute_names,
+        input.expression_attribute_values,
+    )?;
+    let update = input
+        .update_expression
+        .as_deref()
+        .map(|e| parse_update(e, &mut ctx))
+        .transpose()?;
+    let condition = input
+        .condition_expression
+        .as_deref()
+        .map(|e| parse_condition(e, &mut ctx))
+        .transpose()?;
+    ctx.check_all_used()?;
+    let return_old =
+        return_old_on_failure(input.return_values_on_condition_check_failure.as_deref())?;
+    let key_of = |key: &Option<Item>| {
+        table
+            .def
+            .keys
+            .key_from_request(key.as_ref().unwrap_or(empty_item()))
+    };
+    let (key, kind) = match kind {
+        "check" => {
+            if condition.is_none() {
+                return Err(validation(
+                    "The ConditionExpression of a ConditionCheck must be specified",
+                ));
+            }
+            (key_of(&input.key)?, Kind::Check)
+        }
+        "put" => {
+            let item = input
+                .item
+                .ok_or_else(|| validation("Item to put in PutItem cannot be null"))?;
+            let key = check_new_item(
+                &table.def,
+                &item,
+                "Item size has exceeded the maximum allowed size",
+            )?;
+            (key, Kind::Put(Arc::new(item)))
+        }
+        "delete" => (key_of(&input.key)?, Kind::Delete),
+        _ => {
+            let key_item = input.key.clone().unwrap_or_default();
+            if let Some(attr) = update
+                .iter()
+                .flat_map(|u| u.top_level_attributes())
+                .find(|a| table.def.keys.is_key_attribute(a))
+            {
+                return Err(validation(format!(
+                    "One or more parameter values were invalid: Cannot update attribute {attr}. This attribute is part of the key"
+                )));
+            }
+            (key_of(&input.key)?, Kind::Update(update, key_item))
+        }
+    };
+    Ok(Action {
+        table,
+        key,
+        kind,
+        condition,
+        return_old,
+    })
+}
+
+pub fn transact_write(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
+    let mut input: TransactInput = decode(body)?;
+    let capacity = ReturnCapacity::parse(input.return_consumed_capacity.as_deref())?;
+    if let Some(token) = &input.client_request_token {
+        if let Some(cached) = db.idempotency.lookup(token, body)? {
+            return Ok(cached);
+        }
+    }
+    let actions = items_of(&mut input)?
+        .into_iter()
+        .map(|i| parse_action(db, i))
+        .collect::<DdbResult<Vec<_>>>()?;
+    let mut seen = HashSet::new();
+    if !actions
+        .iter()
+        .all(|a| seen.insert((&a.table.def.name, &a.key)))
+    {
+        return Err(validation(
+            "Transaction request cannot include multiple operations on one item",
+        ));
+    }
+    let tables = sorted_tables(actions.iter().map(|a| &a.table));
+    let mut guards: Vec<_> = tables.iter().map(|t| t.state.write()).collect();
+    let slot = |table: &Table| {
+        tables
+            .iter()
+            .position(|t| t.def.name == table.def.name)
+            .expect("locked above")
+    };
+
+    // Phase 1: every condition and every new item, without writing anything.
+    let mut reasons = Vec::with_capacity(actions.len());
+    let mut writes = Vec::with_capacity(actions.len());
+    for action in &actions {
+        let state = &guards[slot(&action.table)];
+        let old = state.get(&action.key).map(|s| s.item.clone());
+        match evaluate(action, old.as_ref()) {
+            Ok(new) => {
+                reasons.push(json!({"Code": "None"}));
+                writes.push((new, old.as_ref().map_or(0, |o| dynamodb_lang::item_size(o))));
+            }
+            Err(reason) => {
+                reasons.push(reason);
+                writes.push((None, 0));
+            }
+        }
+    }
+    if reasons.iter().any(|r| r["Code"] != "None") {
+        return Err(DdbError::TransactionCanceled { reasons });
+    }
+    // Phase 2: apply, still under every lock.
+    let mut consumed: BTreeMap<String, (Arc<Table>, Consumed)> = BTreeMap::new();
+    for (action, (new, old_size)) in actions.iter().zip(writes) {
+        let units = match (&action.kind, new) {
+            (Kind::Check, _) => WriteUnits {
+                table: write_units(old_size),
+                indexes: Vec::new(),
+            },
+            (Kind::Delete, _) => {
+                guards[slot(&action.table)]
+                    .write(&action.table.def, &action.key, None)
+                    .1
+            }
+            (_, new) => {
+                guards[slot(&action.table)]
+                    .write(&action.table.def, &action.key, new)
+                    .1
+            }
+        };
+        let entry = consumed
+            .entry(action.table.def.name.clone())
+            .or_insert_with(|| {
+                (
+                    action.table.clone(),
+                    Consumed::write(&WriteUnits::default(), 0.0),
+                )
+            });
+        entry.1.add(&Consumed::write(&units, 2.0));
+    }
+    drop(guards);
+    let mut out = json!({});
+    record_all(db, "TransactWriteItems", consumed, capacity, &mut out);
+    let out = encode(&out)?;
+    if let Some(token) = &input.client_request_token {
+        db.idempotency.remember(token, body, &out);
+    }
+    Ok(out)
+}
+
+/// The item an action writes (`None` to delete or leave alone), or its
+/// cancellation reason.
+fn evaluate(action: &Action, old: Option<&Arc<Item>>) -> Result<Option<Arc<Item>>, Value> {
+    let reason = |code: &str, message: &str| json!({"Code": code, "Message": message});
+    if let Some(condition) = &action.condition {
+        match condition.evaluate(old.map_or(empty_item(), |o| &**o)) {
+            Ok(true) => {}
+            Ok(false) => {
+                let mut r = reason("ConditionalCheckFailed", "The conditional request failed");
+                if let (true, Some(old)) = (action.return_old, old) {
+                    r["Item"] = serde_json::to_value(&**old).unwrap_or(Value::Null);
+                }
+                return Err(r);
+            }
+            Err(e) => return Err(reason("ValidationError", &e.message)),
+        }
+    }
+    match &action.kind {
+        Kind::Check | Kind::Delete => Ok(None),
+        Kind::Put(item) => Ok(Some(item.clone())),
+        Kind::Update(update, key_item) => {
+            let mut new = old.map_or_else(|| key_item.clone(), |o| (**o).clone());
+            if let Some(update) = update {
+                update
+                    .apply(&mut new)
+                    .map_err(|e| reason("ValidationError", &e.message))?;
+            }
+            check_new_item(
+                &action.table.def,
+                &new,
+                "Item size to update has exceeded the maximum allowed size",
+            )
+            .map_err(|e| match e {
+                DdbError::Validation(m) => reason("ValidationError", &m),
+                other => reason("ValidationError", &other.to_string()),
+            })?;
+            Ok(Some(Arc::new(new)))
+        }
+    }
+}
+
+/// ClientRequestToken idempotency: the same token and body within ten minutes
+/// returns the first response; the same token with another body is an error.
+/// Hash of the request body, the response, and when it was sent.
+type CachedResponse = (u64, Vec<u8>, Instant);
+
+#[derive(Default)]
+pub struct TokenCache {
+    entries: Mutex<HashMap<String, CachedResponse>>,
+}
+
+impl TokenCache {
+    fn lookup(&self, token: &str, body: &[u8]) -> DdbResult<Option<Vec<u8>>> {
+        let entries = self.entries.lock();
+        match entries.get(token) {
+            Some((hash, out, at)) if at.elapsed() < TOKEN_LIFETIME => {
+                if *hash == crate::key::segment_hash(body) {
+                    Ok(Some(out.clone()))
+                } else {
+                    Err(DdbError::IdempotentParameterMismatch(
+                        "The request uses the same client token as a previous, but non-identical request.".into(),
+                    ))
+                }
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn remember(&self, token: &str, body: &[u8], out: &[u8]) {
+        let mut entries = self.entries.lock();
+        if entries.len() > 10_000 {
+            entries.retain(|_, (_, _, at)| at.elapsed() < TOKEN_LIFETIME);
+        }
+        entries.insert(
+            token.to_string(),
+            (crate::key::segment_hash(body), out.to_vec(), Instant::now()),
+        );
+    }
+}
