@@ -1,0 +1,145 @@
+//! The application: its stores and token keys, plus the joins every resource
+//! needs (author profiles, `following`, `favorited`), each one batched call per store.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use http::HeaderMap;
+
+use crate::auth::Tokens;
+use crate::error::ApiError;
+use crate::http::views::{ArticleView, ProfileView};
+use crate::model::{Article, User, UserId};
+use crate::store::memory::{MemoryArticles, MemoryComments, MemoryFollows, MemoryUsers};
+use crate::store::{ArticleStore, CommentStore, FollowStore, UserStore};
+
+#[derive(Clone)]
+pub struct App {
+    pub users: Arc<dyn UserStore>,
+    pub follows: Arc<dyn FollowStore>,
+    pub articles: Arc<dyn ArticleStore>,
+    pub comments: Arc<dyn CommentStore>,
+    pub tokens: Tokens,
+}
+
+impl App {
+    /// Everything in memory: for unit tests and local experiments.
+    pub fn in_memory(tokens: Tokens) -> Self {
+        Self {
+            users: Arc::new(MemoryUsers::default()),
+            follows: Arc::new(MemoryFollows::default()),
+            articles: Arc::new(MemoryArticles::default()),
+            comments: Arc::new(MemoryComments::default()),
+            tokens,
+        }
+    }
+
+    /// The caller if the request carries a token; a present but bad token is a 401
+    /// even where authentication is optional.
+    pub fn viewer(&self, headers: &HeaderMap) -> Result<Option<UserId>, ApiError> {
+        let Some(value) = headers.get(http::header::AUTHORIZATION) else {
+            return Ok(None);
+        };
+        let value = value
+            .to_str()
+            .map_err(|_| ApiError::invalid_token())?
+            .trim();
+        let token = value
+            .strip_prefix("Token ")
+            .or_else(|| value.strip_prefix("Bearer "))
+            .ok_or_else(ApiError::invalid_token)?;
+        self.tokens.verify(token.trim()).map(Some)
+    }
+
+    /// The caller, who must be authenticated.
+    pub fn caller(&self, headers: &HeaderMap) -> Result<UserId, ApiError> {
+        self.viewer(headers)?.ok_or_else(ApiError::missing_token)
+    }
+
+    /// The caller's user record; a valid token for a user that no longer exists is a 401.
+    pub async fn caller_user(&self, headers: &HeaderMap) -> Result<User, ApiError> {
+        let id = self.caller(headers)?;
+        self.users
+            .by_id(&id)
+            .await?
+            .ok_or_else(ApiError::invalid_token)
+    }
+
+    /// Profiles of `users` as seen by `viewer`: one `followed_among` call for all.
+    pub async fn profiles(
+        &self,
+        viewer: Option<&UserId>,
+        users: &[User],
+    ) -> Result<HashMap<UserId, ProfileView>, ApiError> {
+        let followed = match viewer {
+            Some(viewer) if !users.is_empty() => {
+                let ids: Vec<UserId> = users.iter().map(|u| u.id.clone()).collect();
+                self.follows.followed_among(viewer, &ids).await?
+            }
+            _ => HashSet::new(),
+        };
+        Ok(users
+            .iter()
+            .map(|u| (u.id.clone(), ProfileView::new(u, followed.contains(&u.id))))
+            .collect())
+    }
+
+    /// Author profiles for a set of author ids: one `users_by_ids` + one `followed_among`.
+    pub async fn author_profiles(
+        &self,
+        viewer: Option<&UserId>,
+        author_ids: &[UserId],
+    ) -> Result<HashMap<UserId, ProfileView>, ApiError> {
+        let mut unique: Vec<UserId> = author_ids.to_vec();
+        unique.sort();
+        unique.dedup();
+        if unique.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let users = self.users.users_by_ids(&unique).await?;
+        self.profiles(viewer, &users).await
+    }
+
+    /// Full article views; authors and favorites fetched in one batch each.
+    pub async fn article_views(
+        &self,
+        viewer: Option<&UserId>,
+        articles: Vec<Article>,
+        with_body: bool,
+    ) -> Result<Vec<ArticleView>, ApiError> {
+        let author_ids: Vec<UserId> = articles.iter().map(|a| a.author_id.clone()).collect();
+        let ids: Vec<String> = articles.iter().map(|a| a.id.clone()).collect();
+        let (authors, favorited) =
+            futures::try_join!(self.author_profiles(viewer, &author_ids), async {
+                match viewer {
+                    Some(v) if !ids.is_empty() => self
+                        .articles
+                        .favorited_among(v, &ids)
+                        .await
+                        .map_err(ApiError::from),
+                    _ => Ok(HashSet::new()),
+                }
+            })?;
+        articles
+            .into_iter()
+            .map(|article| {
+                let author = authors.get(&article.author_id).cloned().ok_or_else(|| {
+                    ApiError::internal(format!("author of {} missing", article.id))
+                })?;
+                let fav = favorited.contains(&article.id);
+                Ok(ArticleView::new(article, with_body, fav, author))
+            })
+            .collect()
+    }
+
+    pub async fn article_view(
+        &self,
+        viewer: Option<&UserId>,
+        article: Article,
+    ) -> Result<ArticleView, ApiError> {
+        let mut views = self.article_views(viewer, vec![article], true).await?;
+        views
+            .pop()
+            .ok_or_else(|| ApiError::internal("article view missing"))
+    }
+}

@@ -1,0 +1,183 @@
+//! Domain records as the stores keep them (not the wire format, see `http::views`).
+
+use chrono::{DateTime, SecondsFormat, Utc};
+
+/// Opaque, immutable user identifier (a UUID string); usernames may change.
+pub type UserId = String;
+/// Opaque, immutable article identifier; slugs may change with the title.
+pub type ArticleId = String;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct User {
+    pub id: UserId,
+    pub username: String,
+    pub email: String,
+    pub password_hash: String,
+    pub bio: Option<String>,
+    pub image: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Article {
+    pub id: ArticleId,
+    pub slug: String,
+    pub title: String,
+    pub description: String,
+    pub body: String,
+    /// Distinct tags in the order the author gave them.
+    pub tags: Vec<String>,
+    pub author_id: UserId,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub favorites_count: i64,
+}
+
+/// The fields an update may change; `None` keeps the current value.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ArticleChanges {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub body: Option<String>,
+    pub tags: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Comment {
+    /// Time-ordered integer id, unique per article and below 2^53 (safe in JSON).
+    pub id: i64,
+    pub article_id: ArticleId,
+    pub author_id: UserId,
+    pub body: String,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// Which articles a listing selects; all variants are ordered newest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArticleFilter {
+    All,
+    Tag(String),
+    Author(UserId),
+    FavoritedBy(UserId),
+    /// The feed: articles by any of these authors.
+    Authors(Vec<UserId>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    pub offset: usize,
+    pub limit: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArticlePage {
+    pub articles: Vec<Article>,
+    /// Total matching the filter, regardless of paging.
+    pub total: usize,
+}
+
+/// Millisecond-precision UTC instant; its string form sorts chronologically.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(pub i64);
+
+impl Timestamp {
+    pub fn now() -> Self {
+        Self(Utc::now().timestamp_millis())
+    }
+
+    pub fn millis(self) -> i64 {
+        self.0
+    }
+
+    /// ISO 8601 with milliseconds and `Z`, e.g. `2026-11-30T10:42:29.123Z`.
+    pub fn to_rfc3339(self) -> String {
+        DateTime::<Utc>::from_timestamp_millis(self.0)
+            .unwrap_or_default()
+            .to_rfc3339_opts(SecondsFormat::Millis, true)
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        DateTime::parse_from_rfc3339(s)
+            .ok()
+            .map(|t| Self(t.with_timezone(&Utc).timestamp_millis()))
+    }
+}
+
+/// URL-safe slug from a title: lowercase ASCII alphanumerics joined by `-`.
+/// Non-ASCII letters are kept (they are valid in a path once percent-encoded).
+pub fn slugify(title: &str) -> String {
+    let mut slug = String::with_capacity(title.len());
+    for c in title.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            slug.push(c);
+        } else if !slug.is_empty() && !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    while slug.ends_with('-') {
+        slug.pop();
+    }
+    if slug.is_empty() {
+        slug.push_str("article");
+    }
+    // Keep keys short: DynamoDB keys and URLs both prefer it.
+    slug.chars()
+        .take(80)
+        .collect::<String>()
+        .trim_end_matches('-')
+        .to_owned()
+}
+
+/// The slug a title asks for; `feed` is a route of its own, so no article may take it.
+pub fn slug_base(title: &str) -> String {
+    match slugify(title) {
+        s if s == "feed" => "feed-article".to_owned(),
+        s => s,
+    }
+}
+
+/// Whether `current` already is `base` or `base-<6 hex>` (so a retitle keeps it).
+pub fn slug_fits(current: &str, base: &str) -> bool {
+    match current.strip_prefix(base) {
+        Some("") => true,
+        Some(rest) => rest
+            .strip_prefix('-')
+            .is_some_and(|r| r.len() == 6 && r.chars().all(|c| c.is_ascii_hexdigit())),
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slug_joins_words_with_single_dashes() {
+        assert_eq!(
+            slugify("How to  Train your Dragon!"),
+            "how-to-train-your-dragon"
+        );
+    }
+
+    #[test]
+    fn slug_of_punctuation_only_title_is_not_empty() {
+        assert_eq!(slugify("?!"), "article");
+    }
+
+    #[test]
+    fn retitling_to_an_equivalent_title_keeps_the_slug() {
+        assert!(slug_fits("old-title", "old-title"));
+        assert!(slug_fits("old-title-0a1b2c", "old-title"));
+        assert!(!slug_fits("old-title-and-more", "old-title"));
+        assert_eq!(slug_base("Feed"), "feed-article");
+    }
+
+    #[test]
+    fn timestamp_renders_milliseconds_and_z() {
+        assert_eq!(Timestamp(0).to_rfc3339(), "1970-01-01T00:00:00.000Z");
+        assert_eq!(
+            Timestamp::parse("1970-01-01T00:00:01.500Z"),
+            Some(Timestamp(1500))
+        );
+    }
+}

@@ -1,0 +1,197 @@
+//! Articles, the feed, favorites and tags.
+
+use http::HeaderMap;
+use serde_json::json;
+
+use crate::app::App;
+use crate::error::ApiError;
+use crate::http::input::{envelope, page, query, Fields};
+use crate::http::views::ArticleView;
+use crate::http::Reply;
+use crate::model::{
+    slug_base, Article, ArticleChanges, ArticleFilter, ArticlePage, Timestamp, UserId,
+};
+use crate::store::NewArticle;
+
+async fn find(app: &App, slug: &str) -> Result<Article, ApiError> {
+    app.articles
+        .by_slug(slug)
+        .await?
+        .ok_or(ApiError::NotFound("article"))
+}
+
+/// The article, if `caller` wrote it: 404 before 403.
+async fn find_own(app: &App, slug: &str, caller: &UserId) -> Result<Article, ApiError> {
+    let article = find(app, slug).await?;
+    if &article.author_id != caller {
+        return Err(ApiError::Forbidden("article"));
+    }
+    Ok(article)
+}
+
+async fn list_reply(
+    app: &App,
+    viewer: Option<&UserId>,
+    page: ArticlePage,
+) -> Result<Reply, ApiError> {
+    let views = app.article_views(viewer, page.articles, false).await?;
+    Ok(Reply::ok(
+        json!({ "articles": views, "articlesCount": page.total }),
+    ))
+}
+
+fn empty_list() -> Reply {
+    Reply::ok(json!({ "articles": [], "articlesCount": 0 }))
+}
+
+/// Filters by `author` or `favorited` (usernames) or `tag`; if several are given the
+/// first of author, favorited, tag decides.
+pub async fn list(
+    app: &App,
+    headers: &HeaderMap,
+    params: &[(String, String)],
+) -> Result<Reply, ApiError> {
+    let viewer = app.viewer(headers)?;
+    let page = page(params)?;
+    let by_user = |name: &'static str| query(params, name).map(str::to_owned);
+    let filter = if let Some(author) = by_user("author") {
+        match app.users.by_username(&author).await? {
+            Some(user) => ArticleFilter::Author(user.id),
+            None => return Ok(empty_list()),
+        }
+    } else if let Some(fan) = by_user("favorited") {
+        match app.users.by_username(&fan).await? {
+            Some(user) => ArticleFilter::FavoritedBy(user.id),
+            None => return Ok(empty_list()),
+        }
+    } else if let Some(tag) = query(params, "tag") {
+        ArticleFilter::Tag(tag.trim().to_owned())
+    } else {
+        ArticleFilter::All
+    };
+    let found = app.articles.list(&filter, page).await?;
+    list_reply(app, viewer.as_ref(), found).await
+}
+
+/// Articles by the authors the caller follows, newest first.
+pub async fn feed(
+    app: &App,
+    headers: &HeaderMap,
+    params: &[(String, String)],
+) -> Result<Reply, ApiError> {
+    let caller = app.caller(headers)?;
+    let page = page(params)?;
+    let followees = app.follows.followees(&caller).await?;
+    if followees.is_empty() {
+        return Ok(empty_list());
+    }
+    let found = app
+        .articles
+        .list(&ArticleFilter::Authors(followees), page)
+        .await?;
+    list_reply(app, Some(&caller), found).await
+}
+
+pub async fn get(app: &App, headers: &HeaderMap, slug: &str) -> Result<Reply, ApiError> {
+    let viewer = app.viewer(headers)?;
+    let article = find(app, slug).await?;
+    let view = app.article_view(viewer.as_ref(), article).await?;
+    Ok(Reply::ok(json!({ "article": view })))
+}
+
+pub async fn create(app: &App, headers: &HeaderMap, body: &[u8]) -> Result<Reply, ApiError> {
+    let caller = app.caller(headers)?;
+    let mut f = Fields::new(envelope(body, "article")?);
+    let title = f.required("title");
+    let description = f.required("description");
+    let text = f.required("body");
+    let tags = f.tag_list("tagList");
+    f.finish()?;
+    let (Some(title), Some(description), Some(text)) = (title, description, text) else {
+        return Err(ApiError::internal("validated fields missing"));
+    };
+    let new = NewArticle {
+        id: uuid::Uuid::new_v4().simple().to_string(),
+        slug_base: slug_base(&title),
+        title,
+        description,
+        body: text,
+        tags: tags.unwrap_or_default(),
+        author_id: caller.clone(),
+        created_at: Timestamp::now(),
+    };
+    let article = app.articles.create(new).await?;
+    let view = app.article_view(Some(&caller), article).await?;
+    Ok(Reply::created(json!({ "article": view })))
+}
+
+/// Absent fields are kept; `tagList: []` clears the tags; a new title gets a new slug.
+pub async fn update(
+    app: &App,
+    headers: &HeaderMap,
+    slug: &str,
+    body: &[u8],
+) -> Result<Reply, ApiError> {
+    let caller = app.caller(headers)?;
+    let mut f = Fields::new(envelope(body, "article")?);
+    let changes = ArticleChanges {
+        title: f.optional("title"),
+        description: f.optional("description"),
+        body: f.optional("body"),
+        tags: f.tag_list("tagList"),
+    };
+    f.finish()?;
+    let article = find_own(app, slug, &caller).await?;
+    let article = if changes == ArticleChanges::default() {
+        article
+    } else {
+        let changes = ArticleChanges {
+            title: changes.title.filter(|t| t != &article.title),
+            ..changes
+        };
+        app.articles
+            .update(&article, changes, Timestamp::now())
+            .await?
+    };
+    let view = app.article_view(Some(&caller), article).await?;
+    Ok(Reply::ok(json!({ "article": view })))
+}
+
+/// Deletes the article, then its comments (an orphaned comment is unreachable anyway).
+pub async fn delete(app: &App, headers: &HeaderMap, slug: &str) -> Result<Reply, ApiError> {
+    let caller = app.caller(headers)?;
+    let article = find_own(app, slug, &caller).await?;
+    app.articles.delete(&article).await?;
+    app.comments.delete_for_article(&article.id).await?;
+    Ok(Reply::no_content())
+}
+
+pub async fn favorite(
+    app: &App,
+    headers: &HeaderMap,
+    slug: &str,
+    on: bool,
+) -> Result<Reply, ApiError> {
+    let caller = app.caller(headers)?;
+    let article = find(app, slug).await?;
+    let article = if on {
+        app.articles.favorite(&article, &caller).await?
+    } else {
+        app.articles.unfavorite(&article, &caller).await?
+    };
+    // We know `favorited`; only the author needs a lookup.
+    let authors = app
+        .author_profiles(Some(&caller), std::slice::from_ref(&article.author_id))
+        .await?;
+    let author = authors
+        .get(&article.author_id)
+        .cloned()
+        .ok_or_else(|| ApiError::internal("author missing"))?;
+    Ok(Reply::ok(
+        json!({ "article": ArticleView::new(article, true, on, author) }),
+    ))
+}
+
+pub async fn tags(app: &App) -> Result<Reply, ApiError> {
+    Ok(Reply::ok(json!({ "tags": app.articles.tags().await? })))
+}

@@ -1,0 +1,485 @@
+//! Articles table (`pk`, `sk`), everything the articles owner keeps:
+//! - `ARTICLE#<id>` / `ARTICLE`: the article; `ARTICLE#<id>` / `FAV#<user>`: a favorite
+//! - `SLUG#<slug>` / `SLUG`: slug -> article id (unique through a condition)
+//! - `LIST#ALL`, `LIST#TAG#<tag>`, `LIST#AUTHOR#<user>`, `LIST#FAV#<user>` /
+//!   `<createdAt>#<id>`: listing entries, newest first with a backwards Query
+//! - `COUNT` / `ALL`, `TAG#<tag>`, `AUTHOR#<user>`, `FAV#<user>`: counters `n`
+//!
+//! Entries and counters change in the same transaction as the article, so consistent
+//! Queries see a write at once (a GSI would lag).
+
+use std::collections::HashSet;
+
+use async_trait::async_trait;
+use aws_sdk_dynamodb::types::TransactWriteItem;
+use aws_sdk_dynamodb::Client;
+
+use super::items::{
+    backend, batch_get, counter, delete, get_list_s, get_n, get_s, key, n, put, query, s, transact,
+    update, Item, QuerySpec, TxOutcome,
+};
+use crate::model::{
+    slug_base, slug_fits, Article, ArticleChanges, ArticleFilter, ArticleId, ArticlePage, Page,
+    Timestamp, UserId,
+};
+use crate::store::{slug_suffix, ArticleStore, NewArticle, StoreError, StoreResult};
+
+mod listing;
+
+const NOT_EXISTS: &str = "attribute_not_exists(#pk)";
+const EXISTS: &str = "attribute_exists(#pk)";
+/// Attempts at a free slug (`base`, then `base-<random>`).
+const SLUG_ATTEMPTS: usize = 5;
+/// Favorites removed per transaction when an article is deleted (3 actions each).
+const FAVORITES_PER_TX: usize = 33;
+
+pub struct DynamoArticles {
+    client: Client,
+    table: String,
+}
+
+fn article_pk(id: &str) -> String {
+    format!("ARTICLE#{id}")
+}
+
+fn slug_key(slug: &str) -> Item {
+    key(&[("pk", s(format!("SLUG#{slug}"))), ("sk", s("SLUG"))])
+}
+
+fn article_key(id: &str) -> Item {
+    key(&[("pk", s(article_pk(id))), ("sk", s("ARTICLE"))])
+}
+
+fn favorite_key(article: &str, user: &str) -> Item {
+    key(&[
+        ("pk", s(article_pk(article))),
+        ("sk", s(format!("FAV#{user}"))),
+    ])
+}
+
+/// Sort key of listing entries: zero-padded millis, so text order is time order.
+fn entry_sk(created: Timestamp, id: &str) -> String {
+    format!("{:013}#{id}", created.millis())
+}
+
+fn entry(list: &str, created: Timestamp, id: &str) -> Item {
+    key(&[
+        ("pk", s(list)),
+        ("sk", s(entry_sk(created, id))),
+        ("articleId", s(id)),
+    ])
+}
+
+fn entry_key(list: &str, created: Timestamp, id: &str) -> Item {
+    key(&[("pk", s(list)), ("sk", s(entry_sk(created, id)))])
+}
+
+fn tag_list(tag: &str) -> String {
+    format!("LIST#TAG#{tag}")
+}
+
+fn author_list(author: &str) -> String {
+    format!("LIST#AUTHOR#{author}")
+}
+
+fn fav_list(user: &str) -> String {
+    format!("LIST#FAV#{user}")
+}
+
+fn to_item(a: &Article) -> Item {
+    let mut item = article_key(&a.id);
+    item.extend(key(&[
+        ("id", s(&a.id)),
+        ("slug", s(&a.slug)),
+        ("title", s(&a.title)),
+        ("description", s(&a.description)),
+        ("body", s(&a.body)),
+        ("tags", tags_value(&a.tags)),
+        ("authorId", s(&a.author_id)),
+        ("createdAt", n(a.created_at.millis())),
+        ("updatedAt", n(a.updated_at.millis())),
+        ("favoritesCount", n(a.favorites_count)),
+    ]));
+    item
+}
+
+/// A list, not a string set: sets are unordered and cannot be empty.
+fn tags_value(tags: &[String]) -> aws_sdk_dynamodb::types::AttributeValue {
+    aws_sdk_dynamodb::types::AttributeValue::L(tags.iter().map(s).collect())
+}
+
+fn from_item(item: &Item) -> StoreResult<Article> {
+    Ok(Article {
+        id: get_s(item, "id")?,
+        slug: get_s(item, "slug")?,
+        title: get_s(item, "title")?,
+        description: get_s(item, "description")?,
+        body: get_s(item, "body")?,
+        tags: get_list_s(item, "tags"),
+        author_id: get_s(item, "authorId")?,
+        created_at: Timestamp(get_n(item, "createdAt")?),
+        updated_at: Timestamp(get_n(item, "updatedAt")?),
+        favorites_count: get_n(item, "favoritesCount")?,
+    })
+}
+
+/// Index entries and counter moves for adding (+1) or removing (-1) tags.
+fn tag_actions(
+    t: &str,
+    a: &Article,
+    tags: &[String],
+    delta: i64,
+) -> StoreResult<Vec<TransactWriteItem>> {
+    let mut actions = Vec::with_capacity(tags.len() * 2);
+    for tag in tags {
+        actions.push(if delta > 0 {
+            put(t, entry(&tag_list(tag), a.created_at, &a.id), None)?
+        } else {
+            delete(t, entry_key(&tag_list(tag), a.created_at, &a.id), None)?
+        });
+        actions.push(counter(t, "COUNT", &format!("TAG#{tag}"), delta)?);
+    }
+    Ok(actions)
+}
+
+impl DynamoArticles {
+    pub fn new(client: Client, table: &str) -> Self {
+        Self {
+            client,
+            table: table.to_owned(),
+        }
+    }
+
+    async fn get(&self, key: Item) -> StoreResult<Option<Item>> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(backend)?;
+        Ok(out.item)
+    }
+
+    async fn by_id(&self, id: &str) -> StoreResult<Option<Article>> {
+        self.get(article_key(id))
+            .await?
+            .as_ref()
+            .map(from_item)
+            .transpose()
+    }
+
+    /// Candidate slugs: the base first, then random suffixes.
+    fn slug_candidate(base: &str, attempt: usize) -> String {
+        if attempt == 0 {
+            base.to_owned()
+        } else {
+            format!("{base}-{}", slug_suffix())
+        }
+    }
+
+    /// Favorite markers, listing entries and counters of a deleted article, in batches.
+    async fn drop_favorites(&self, article: &Article) -> StoreResult<()> {
+        let t = &self.table;
+        let markers = query(
+            &self.client,
+            QuerySpec {
+                table: t,
+                key_condition: "#pk = :pk AND begins_with(#sk, :fav)",
+                names: &[("#pk", "pk"), ("#sk", "sk")],
+                values: vec![(":pk", s(article_pk(&article.id))), (":fav", s("FAV#"))],
+                filter: None,
+                projection: &["sk"],
+                newest_first: false,
+                want: None,
+            },
+        )
+        .await?;
+        let users: Vec<String> = markers
+            .iter()
+            .filter_map(|m| get_s(m, "sk").ok()?.strip_prefix("FAV#").map(str::to_owned))
+            .collect();
+        for chunk in users.chunks(FAVORITES_PER_TX) {
+            let mut actions = Vec::with_capacity(chunk.len() * 3);
+            for user in chunk {
+                actions.push(delete(t, favorite_key(&article.id, user), None)?);
+                actions.push(delete(
+                    t,
+                    entry_key(&fav_list(user), article.created_at, &article.id),
+                    None,
+                )?);
+                actions.push(counter(t, "COUNT", &format!("FAV#{user}"), -1)?);
+            }
+            transact(&self.client, actions).await?;
+        }
+        Ok(())
+    }
+
+    /// The favorite transaction, both ways; returns the article as stored afterwards.
+    async fn set_favorite(
+        &self,
+        article: &Article,
+        user: &UserId,
+        on: bool,
+    ) -> StoreResult<Article> {
+        let t = &self.table;
+        let delta = if on { 1 } else { -1 };
+        let marker = if on {
+            put(
+                t,
+                key(&[
+                    ("pk", s(article_pk(&article.id))),
+                    ("sk", s(format!("FAV#{user}"))),
+                ]),
+                Some(NOT_EXISTS),
+            )?
+        } else {
+            delete(t, favorite_key(&article.id, user), Some(EXISTS))?
+        };
+        let listing = if on {
+            put(
+                t,
+                entry(&fav_list(user), article.created_at, &article.id),
+                None,
+            )?
+        } else {
+            delete(
+                t,
+                entry_key(&fav_list(user), article.created_at, &article.id),
+                None,
+            )?
+        };
+        let actions = vec![
+            marker,
+            update(
+                t,
+                article_key(&article.id),
+                "ADD #c :d",
+                Some("attribute_exists(#pk)"),
+                &[("#c", "favoritesCount"), ("#pk", "pk")],
+                vec![(":d", n(delta))],
+            )?,
+            listing,
+            counter(t, "COUNT", &format!("FAV#{user}"), delta)?,
+        ];
+        match transact(&self.client, actions).await? {
+            TxOutcome::ConditionFailed(failed) if failed[1] => {
+                return Err(StoreError::NotFound("article"))
+            }
+            // Already in the requested state: nothing changed, which is fine.
+            TxOutcome::ConditionFailed(_) | TxOutcome::Done => {}
+        }
+        self.by_id(&article.id)
+            .await?
+            .ok_or(StoreError::NotFound("article"))
+    }
+}
+
+#[async_trait]
+impl ArticleStore for DynamoArticles {
+    async fn create(&self, new: NewArticle) -> StoreResult<Article> {
+        let t = &self.table;
+        let mut article = Article {
+            id: new.id,
+            slug: String::new(),
+            title: new.title,
+            description: new.description,
+            body: new.body,
+            tags: new.tags,
+            author_id: new.author_id,
+            created_at: new.created_at,
+            updated_at: new.created_at,
+            favorites_count: 0,
+        };
+        for attempt in 0..SLUG_ATTEMPTS {
+            article.slug = Self::slug_candidate(&new.slug_base, attempt);
+            let mut slug_guard = slug_key(&article.slug);
+            slug_guard.insert("articleId".into(), s(&article.id));
+            let mut actions = vec![
+                put(t, slug_guard, Some(NOT_EXISTS))?,
+                put(t, to_item(&article), Some(NOT_EXISTS))?,
+                put(t, entry("LIST#ALL", article.created_at, &article.id), None)?,
+                put(
+                    t,
+                    entry(
+                        &author_list(&article.author_id),
+                        article.created_at,
+                        &article.id,
+                    ),
+                    None,
+                )?,
+                counter(t, "COUNT", "ALL", 1)?,
+                counter(t, "COUNT", &format!("AUTHOR#{}", article.author_id), 1)?,
+            ];
+            actions.extend(tag_actions(t, &article, &article.tags, 1)?);
+            match transact(&self.client, actions).await? {
+                TxOutcome::Done => return Ok(article),
+                TxOutcome::ConditionFailed(failed) if failed[0] => continue,
+                TxOutcome::ConditionFailed(_) => {
+                    return Err(StoreError::backend("article id collision"))
+                }
+            }
+        }
+        Err(StoreError::backend("no free slug found"))
+    }
+
+    async fn by_slug(&self, slug: &str) -> StoreResult<Option<Article>> {
+        let Some(guard) = self.get(slug_key(slug)).await? else {
+            return Ok(None);
+        };
+        self.by_id(&get_s(&guard, "articleId")?).await
+    }
+
+    async fn update(
+        &self,
+        current: &Article,
+        changes: ArticleChanges,
+        now: Timestamp,
+    ) -> StoreResult<Article> {
+        let t = &self.table;
+        let mut next = current.clone();
+        next.description = changes.description.unwrap_or(next.description);
+        next.body = changes.body.unwrap_or(next.body);
+        next.tags = changes.tags.unwrap_or(next.tags);
+        next.updated_at = now;
+        if let Some(title) = &changes.title {
+            next.title = title.clone();
+        }
+        let added: Vec<String> = next
+            .tags
+            .iter()
+            .filter(|t| !current.tags.contains(t))
+            .cloned()
+            .collect();
+        let removed: Vec<String> = current
+            .tags
+            .iter()
+            .filter(|t| !next.tags.contains(t))
+            .cloned()
+            .collect();
+        let base = slug_base(&next.title);
+        let slug_changes = changes.title.is_some() && !slug_fits(&current.slug, &base);
+        let attempts = if slug_changes { SLUG_ATTEMPTS } else { 1 };
+        for attempt in 0..attempts {
+            let mut actions = Vec::new();
+            if slug_changes {
+                next.slug = Self::slug_candidate(&base, attempt);
+                let mut guard = slug_key(&next.slug);
+                guard.insert("articleId".into(), s(&next.id));
+                actions.push(put(t, guard, Some(NOT_EXISTS))?);
+                actions.push(delete(t, slug_key(&current.slug), None)?);
+            }
+            // Only the fields we own: the favorites count moves concurrently.
+            actions.push(update(
+                t,
+                article_key(&next.id),
+                "SET #slug = :slug, #title = :title, #desc = :desc, #body = :body, #tags = :tags, #upd = :upd",
+                Some("attribute_exists(#pk)"),
+                &[
+                    ("#slug", "slug"),
+                    ("#title", "title"),
+                    ("#desc", "description"),
+                    ("#body", "body"),
+                    ("#tags", "tags"),
+                    ("#upd", "updatedAt"),
+                    ("#pk", "pk"),
+                ],
+                vec![
+                    (":slug", s(&next.slug)),
+                    (":title", s(&next.title)),
+                    (":desc", s(&next.description)),
+                    (":body", s(&next.body)),
+                    (":tags", tags_value(&next.tags)),
+                    (":upd", n(now.millis())),
+                ],
+            )?);
+            let article_action = actions.len() - 1;
+            actions.extend(tag_actions(t, &next, &added, 1)?);
+            actions.extend(tag_actions(t, &next, &removed, -1)?);
+            match transact(&self.client, actions).await? {
+                TxOutcome::Done => {
+                    return self
+                        .by_id(&next.id)
+                        .await?
+                        .ok_or(StoreError::NotFound("article"));
+                }
+                TxOutcome::ConditionFailed(failed) if failed[article_action] => {
+                    return Err(StoreError::NotFound("article"))
+                }
+                TxOutcome::ConditionFailed(_) => continue,
+            }
+        }
+        Err(StoreError::backend("no free slug found"))
+    }
+
+    async fn delete(&self, article: &Article) -> StoreResult<()> {
+        let t = &self.table;
+        let mut actions = vec![
+            delete(t, article_key(&article.id), Some(EXISTS))?,
+            delete(t, slug_key(&article.slug), None)?,
+            delete(
+                t,
+                entry_key("LIST#ALL", article.created_at, &article.id),
+                None,
+            )?,
+            delete(
+                t,
+                entry_key(
+                    &author_list(&article.author_id),
+                    article.created_at,
+                    &article.id,
+                ),
+                None,
+            )?,
+            counter(t, "COUNT", "ALL", -1)?,
+            counter(t, "COUNT", &format!("AUTHOR#{}", article.author_id), -1)?,
+        ];
+        actions.extend(tag_actions(t, article, &article.tags, -1)?);
+        match transact(&self.client, actions).await? {
+            TxOutcome::Done => self.drop_favorites(article).await,
+            TxOutcome::ConditionFailed(_) => Err(StoreError::NotFound("article")),
+        }
+    }
+
+    async fn list(&self, filter: &ArticleFilter, page: Page) -> StoreResult<ArticlePage> {
+        listing::list(&self.client, &self.table, filter, page).await
+    }
+
+    async fn favorite(&self, article: &Article, user: &UserId) -> StoreResult<Article> {
+        self.set_favorite(article, user, true).await
+    }
+
+    async fn unfavorite(&self, article: &Article, user: &UserId) -> StoreResult<Article> {
+        self.set_favorite(article, user, false).await
+    }
+
+    async fn favorited_among(
+        &self,
+        viewer: &UserId,
+        articles: &[ArticleId],
+    ) -> StoreResult<HashSet<ArticleId>> {
+        let mut unique: Vec<&ArticleId> = articles.iter().collect();
+        unique.sort();
+        unique.dedup();
+        let keys = unique
+            .into_iter()
+            .map(|id| favorite_key(id, viewer))
+            .collect();
+        let items = batch_get(&self.client, &self.table, keys, &["pk"]).await?;
+        Ok(items
+            .iter()
+            .filter_map(|i| {
+                get_s(i, "pk")
+                    .ok()?
+                    .strip_prefix("ARTICLE#")
+                    .map(str::to_owned)
+            })
+            .collect())
+    }
+
+    async fn tags(&self) -> StoreResult<Vec<String>> {
+        listing::tags(&self.client, &self.table).await
+    }
+}
