@@ -150,10 +150,12 @@ fn row(out: &mut String, cells: &[String], monthly: Option<String>) {
 }
 
 fn unit_price(line: &CostLine) -> String {
-    let per = match line.price_per {
-        p if p == 1e6 => "1M ".to_string(),
-        p if p == 1.0 => String::new(),
-        p => format!("{} ", quantity(p)),
+    let per = if line.price_per == 1e6 {
+        "1M ".to_string()
+    } else if line.price_per == 1.0 {
+        String::new()
+    } else {
+        format!("{} ", quantity(line.price_per))
     };
     format!("${} per {per}{}", line.price_usd, line.unit)
 }
