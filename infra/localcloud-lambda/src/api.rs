@@ -1,0 +1,298 @@
+//! The Lambda REST-JSON API on the shared endpoint: Invoke, GetFunction and
+//! GetFunctionConfiguration, in the shapes `aws-sdk-lambda` parses. Errors
+//! carry their code in `x-amzn-ErrorType` and `{"Type","message"}` bodies.
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use http::{Method, StatusCode};
+use localcloud_core::context::new_request_id;
+use localcloud_core::{
+    HttpRequest, HttpResponse, InvocationType, InvokeError, InvokeRequest, PathService,
+};
+use serde_json::{json, Value};
+
+use crate::function::Function;
+use crate::names::LATEST;
+use crate::service::LambdaService;
+
+const PREFIX: &str = "/2015-03-31/functions/";
+
+#[async_trait]
+impl PathService for LambdaService {
+    async fn handle(&self, request: HttpRequest) -> Result<HttpResponse, HttpRequest> {
+        let Some(rest) = request.uri().path().strip_prefix(PREFIX) else {
+            return Err(request);
+        };
+        let segments: Vec<String> = rest.split('/').map(percent_decode).collect();
+        let response = match (request.method(), segments.as_slice()) {
+            (&Method::POST, [name, op]) if op == "invocations" => {
+                self.invoke_api(name, &request).await
+            }
+            (&Method::GET, [name]) => self.get_function(name, &request, true),
+            (&Method::GET, [name, op]) if op == "configuration" => {
+                self.get_function(name, &request, false)
+            }
+            _ => Err(ApiError::new(
+                404,
+                "UnknownOperationException",
+                "Operation not supported by the local cloud",
+            )),
+        };
+        Ok(response.unwrap_or_else(|err| err.into_response()))
+    }
+}
+
+impl LambdaService {
+    async fn invoke_api(
+        &self,
+        name: &str,
+        request: &HttpRequest,
+    ) -> Result<HttpResponse, ApiError> {
+        let invocation_type = match header(request, "x-amz-invocation-type") {
+            None | Some("RequestResponse") => InvocationType::RequestResponse,
+            Some("Event") => InvocationType::Event,
+            Some("DryRun") => InvocationType::DryRun,
+            Some(other) => {
+                return Err(ApiError::new(
+                    400,
+                    "InvalidParameterValueException",
+                    &format!("Unsupported invocation type {other}"),
+                ))
+            }
+        };
+        let invoke = InvokeRequest {
+            function: name.to_string(),
+            payload: request.body().clone(),
+            invocation_type,
+            caller: "api".to_string(),
+        };
+        let qualifier = query_param(request, "Qualifier");
+        let response = self
+            .inner
+            .clone()
+            .invoke(invoke, qualifier.as_deref())
+            .await?;
+        let mut builder = http::Response::builder()
+            .status(response.status)
+            .header("content-type", "application/json")
+            .header("x-amzn-requestid", &response.request_id);
+        if response.status == 200 {
+            builder = builder.header("x-amz-executed-version", LATEST);
+        }
+        if let Some(error) = &response.function_error {
+            builder = builder.header("x-amz-function-error", error);
+        }
+        Ok(builder
+            .body(response.payload)
+            .expect("invoke response headers are valid"))
+    }
+
+    fn get_function(
+        &self,
+        name: &str,
+        request: &HttpRequest,
+        with_code: bool,
+    ) -> Result<HttpResponse, ApiError> {
+        let qualifier = query_param(request, "Qualifier");
+        let function = self.inner.resolve(name, qualifier.as_deref())?;
+        let configuration = configuration(&function);
+        let body = if with_code {
+            let mut body = json!({
+                "Configuration": configuration,
+                "Code": {
+                    "RepositoryType": "Local",
+                    "Location": format!("file://{}", function.config.binary.display()),
+                },
+            });
+            if let Some(reserved) = function.config.reserved_concurrency {
+                body["Concurrency"] = json!({ "ReservedConcurrentExecutions": reserved });
+            }
+            body
+        } else {
+            configuration
+        };
+        Ok(json_response(200, &body))
+    }
+}
+
+fn configuration(function: &Function) -> Value {
+    let config = &function.config;
+    let metadata = std::fs::metadata(&config.binary).ok();
+    let last_modified = metadata
+        .as_ref()
+        .and_then(|m| m.modified().ok())
+        .map(chrono::DateTime::<chrono::Utc>::from)
+        .unwrap_or_else(chrono::Utc::now);
+    json!({
+        "FunctionName": config.name,
+        "FunctionArn": function.arn,
+        "Runtime": "provided.al2023",
+        "Role": format!("arn:aws:iam::{}:role/localcloud", account_of(&function.arn)),
+        "Handler": config.handler,
+        "CodeSize": metadata.map(|m| m.len()).unwrap_or(0),
+        "Description": "",
+        "Timeout": config.timeout.as_secs_f64().ceil() as u64,
+        "MemorySize": config.memory_mb,
+        "LastModified": last_modified.format("%Y-%m-%dT%H:%M:%S%.3f+0000").to_string(),
+        "Version": LATEST,
+        "Environment": { "Variables": config.environment },
+        "TracingConfig": { "Mode": "PassThrough" },
+        "State": "Active",
+        "LastUpdateStatus": "Successful",
+        "PackageType": "Zip",
+        "Architectures": [config.architecture.as_str()],
+        "EphemeralStorage": { "Size": 512 },
+    })
+}
+
+fn account_of(arn: &str) -> &str {
+    arn.split(':').nth(4).unwrap_or_default()
+}
+
+/// An error of the Lambda API in its REST-JSON shape.
+#[derive(Debug)]
+struct ApiError {
+    status: u16,
+    code: String,
+    message: String,
+    reason: Option<String>,
+}
+
+impl ApiError {
+    fn new(status: u16, code: &str, message: &str) -> Self {
+        Self {
+            status,
+            code: code.to_string(),
+            message: message.to_string(),
+            reason: None,
+        }
+    }
+
+    fn into_response(self) -> HttpResponse {
+        let kind = if self.status >= 500 {
+            "Service"
+        } else {
+            "User"
+        };
+        let mut body = json!({ "Type": kind, "message": self.message });
+        if let Some(reason) = &self.reason {
+            body["Reason"] = json!(reason);
+        }
+        let mut response = json_response(self.status, &body);
+        if let Ok(code) = http::HeaderValue::from_str(&self.code) {
+            response.headers_mut().insert("x-amzn-errortype", code);
+        }
+        response
+    }
+}
+
+impl From<InvokeError> for ApiError {
+    fn from(err: InvokeError) -> Self {
+        let message = err.to_string();
+        match err {
+            InvokeError::FunctionNotFound { .. } => {
+                Self::new(404, "ResourceNotFoundException", &message)
+            }
+            InvokeError::Throttled { reason } => Self {
+                reason: Some(reason),
+                ..Self::new(429, "TooManyRequestsException", "Rate Exceeded.")
+            },
+            InvokeError::RequestTooLarge { .. } => {
+                Self::new(413, "RequestTooLargeException", &message)
+            }
+            InvokeError::Service {
+                status,
+                code,
+                message,
+            } => Self::new(status, &code, &message),
+        }
+    }
+}
+
+fn json_response(status: u16, body: &Value) -> HttpResponse {
+    http::Response::builder()
+        .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
+        .header("content-type", "application/json")
+        .header("x-amzn-requestid", new_request_id())
+        .body(Bytes::from(body.to_string()))
+        .expect("JSON response parts are valid")
+}
+
+fn header<'a>(request: &'a HttpRequest, name: &str) -> Option<&'a str> {
+    request.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+fn query_param(request: &HttpRequest, name: &str) -> Option<String> {
+    request.uri().query()?.split('&').find_map(|pair| {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        (percent_decode(key) == name).then(|| percent_decode(value))
+    })
+}
+
+/// `%3A` -> `:`; SDKs percent-encode ARNs in the path. Invalid escapes stay as they are.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_decoding_restores_arns_and_keeps_bad_escapes() {
+        assert_eq!(
+            percent_decode("arn%3Aaws%3Alambda%3Aus-east-1%3A000000000000%3Afunction%3Aecho"),
+            "arn:aws:lambda:us-east-1:000000000000:function:echo"
+        );
+        assert_eq!(percent_decode("%24LATEST"), "$LATEST");
+        assert_eq!(percent_decode("100%"), "100%");
+        assert_eq!(percent_decode("%zz"), "%zz");
+    }
+
+    #[test]
+    fn throttles_carry_reason_and_user_type() {
+        let err = ApiError::from(InvokeError::Throttled {
+            reason: "ConcurrentInvocationLimitExceeded".into(),
+        });
+        let response = err.into_response();
+        assert_eq!(response.status(), 429);
+        assert_eq!(
+            response.headers()["x-amzn-errortype"],
+            "TooManyRequestsException"
+        );
+        let body: Value = serde_json::from_slice(response.body()).unwrap();
+        assert_eq!(body["Reason"], "ConcurrentInvocationLimitExceeded");
+        assert_eq!(body["Type"], "User");
+        assert_eq!(body["message"], "Rate Exceeded.");
+    }
+
+    #[test]
+    fn query_parameters_are_decoded() {
+        let request = http::Request::post("/x?Other=1&Qualifier=%24LATEST")
+            .body(Bytes::new())
+            .unwrap();
+        assert_eq!(
+            query_param(&request, "Qualifier").as_deref(),
+            Some("$LATEST")
+        );
+        assert_eq!(query_param(&request, "Missing"), None);
+    }
+}

@@ -1,0 +1,322 @@
+//! One execution environment: a function process and the Runtime API it polls.
+//! It runs one invocation at a time and is thrown away after a timeout or crash.
+
+use std::collections::BTreeMap;
+use std::process::{ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use tokio::process::{Child, Command};
+use tokio::sync::watch;
+
+use crate::config::{FunctionConfig, LambdaConfig};
+use crate::logs::FunctionLog;
+use crate::names::LATEST;
+use crate::procstat;
+use crate::runtime_api::{Invocation, RuntimeApi, RuntimeEvent};
+
+/// Why an environment did not become ready.
+#[derive(Debug)]
+pub enum InitFailure {
+    /// The binary could not be started at all.
+    Spawn(std::io::Error),
+    Exited(ExitStatus),
+    /// The runtime posted to `/runtime/init/error`; the posted error document.
+    Reported(Bytes),
+    TimedOut,
+    ShuttingDown,
+}
+
+/// How one invocation ended.
+#[derive(Debug)]
+pub enum Completion {
+    Response(Bytes),
+    /// The error document posted to `/invocation/{id}/error`.
+    Error(Bytes),
+    TimedOut,
+    Exited(ExitStatus),
+    ShuttingDown,
+}
+
+pub struct Environment {
+    child: Child,
+    pub pid: u32,
+    runtime: RuntimeApi,
+    pub last_used: Instant,
+}
+
+impl Environment {
+    /// Spawns the function's process and waits for its first poll (the end of
+    /// init); returns the environment and its init duration.
+    pub async fn start(
+        function: &FunctionConfig,
+        service: &LambdaConfig,
+        log: &FunctionLog,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Result<(Self, Duration), InitFailure> {
+        let runtime = RuntimeApi::bind().await.map_err(InitFailure::Spawn)?;
+        let started = Instant::now();
+        let mut child = command(function, service, &runtime.address, log)
+            .spawn()
+            .map_err(InitFailure::Spawn)?;
+        if let Some(stdout) = child.stdout.take() {
+            log.pipe(stdout);
+        }
+        if let Some(stderr) = child.stderr.take() {
+            log.pipe(stderr);
+        }
+        let pid = child.id().unwrap_or_default();
+        let mut env = Self {
+            child,
+            pid,
+            runtime,
+            last_used: Instant::now(),
+        };
+        match env.await_ready(service.init_timeout, shutdown).await {
+            Ok(()) => Ok((env, started.elapsed())),
+            Err(failure) => {
+                env.kill().await;
+                Err(failure)
+            }
+        }
+    }
+
+    async fn await_ready(
+        &mut self,
+        limit: Duration,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Result<(), InitFailure> {
+        let deadline = tokio::time::sleep(limit);
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                biased;
+                event = self.runtime.events.recv() => match event {
+                    Some(RuntimeEvent::Next) => return Ok(()),
+                    Some(RuntimeEvent::InitError { body }) => return Err(InitFailure::Reported(body)),
+                    Some(_) => continue,
+                    None => return Err(InitFailure::ShuttingDown),
+                },
+                status = self.child.wait() => {
+                    return Err(match status {
+                        Ok(status) => InitFailure::Exited(status),
+                        Err(err) => InitFailure::Spawn(err),
+                    });
+                }
+                _ = &mut deadline => return Err(InitFailure::TimedOut),
+                _ = shutdown.wait_for(|stop| *stop) => return Err(InitFailure::ShuttingDown),
+            }
+        }
+    }
+
+    /// Hands `invocation` to the runtime and waits for its answer, its exit or
+    /// the timeout, whichever comes first.
+    pub async fn invoke(
+        &mut self,
+        invocation: Invocation,
+        timeout: Duration,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Completion {
+        let request_id = invocation.request_id.clone();
+        let deadline = tokio::time::sleep(timeout);
+        tokio::pin!(deadline);
+        if !self.runtime.dispatch(invocation).await {
+            return Completion::ShuttingDown;
+        }
+        loop {
+            tokio::select! {
+                // A response posted just before the process exits still counts.
+                biased;
+                event = self.runtime.events.recv() => match event {
+                    Some(RuntimeEvent::Response { request_id: id, body }) if id == request_id => {
+                        return Completion::Response(body);
+                    }
+                    Some(RuntimeEvent::Error { request_id: id, body }) if id == request_id => {
+                        return Completion::Error(body);
+                    }
+                    Some(_) => continue,
+                    None => return Completion::ShuttingDown,
+                },
+                status = self.child.wait() => {
+                    return match status {
+                        Ok(status) => Completion::Exited(status),
+                        Err(_) => Completion::ShuttingDown,
+                    };
+                }
+                _ = &mut deadline => return Completion::TimedOut,
+                _ = shutdown.wait_for(|stop| *stop) => return Completion::ShuttingDown,
+            }
+        }
+    }
+
+    /// True once the process has exited (e.g. crashed while idle).
+    pub fn has_exited(&mut self) -> bool {
+        !matches!(self.child.try_wait(), Ok(None))
+    }
+
+    pub fn cpu_ms(&self) -> Option<f64> {
+        procstat::cpu_ms(self.pid)
+    }
+
+    pub fn max_memory_used_mb(&self) -> Option<u64> {
+        procstat::peak_rss_kb(self.pid).map(|kb| kb.div_ceil(1024))
+    }
+
+    /// Stops the process and its Runtime API and reaps the process.
+    pub async fn kill(mut self) {
+        self.runtime.close();
+        let _ = self.child.start_kill();
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+    }
+}
+
+fn command(
+    function: &FunctionConfig,
+    service: &LambdaConfig,
+    runtime_api: &str,
+    log: &FunctionLog,
+) -> Command {
+    let mut command = Command::new(&function.binary);
+    let task_root = function
+        .binary
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map(|p| p.to_path_buf())
+        .unwrap_or_else(|| ".".into());
+    command
+        .env_clear()
+        .envs(variables(
+            function,
+            service,
+            runtime_api,
+            &task_root.to_string_lossy(),
+        ))
+        .current_dir(&task_root)
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    let output = || {
+        if log.is_enabled() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        }
+    };
+    command.stdout(output()).stderr(output());
+    command
+}
+
+/// The environment AWS gives a `provided.al2023` function: credentials and
+/// endpoint first, the function's own variables over them, and the reserved
+/// runtime variables last so a function cannot override them.
+pub fn variables(
+    function: &FunctionConfig,
+    service: &LambdaConfig,
+    runtime_api: &str,
+    task_root: &str,
+) -> BTreeMap<String, String> {
+    let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
+    let mut vars: BTreeMap<String, String> = [
+        ("PATH", path),
+        ("LANG", "en_US.UTF-8".into()),
+        ("TZ", ":UTC".into()),
+        ("AWS_ACCESS_KEY_ID", "test".into()),
+        ("AWS_SECRET_ACCESS_KEY", "test".into()),
+        ("AWS_SESSION_TOKEN", "test".into()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    if let Some(endpoint) = &service.endpoint_url {
+        vars.insert("AWS_ENDPOINT_URL".into(), endpoint.clone());
+    }
+    vars.extend(function.environment.clone());
+    let reserved = [
+        ("AWS_REGION", service.region.clone()),
+        ("AWS_DEFAULT_REGION", service.region.clone()),
+        ("AWS_LAMBDA_FUNCTION_NAME", function.name.clone()),
+        (
+            "AWS_LAMBDA_FUNCTION_MEMORY_SIZE",
+            function.memory_mb.to_string(),
+        ),
+        ("AWS_LAMBDA_FUNCTION_VERSION", LATEST.to_string()),
+        ("AWS_LAMBDA_INITIALIZATION_TYPE", "on-demand".to_string()),
+        (
+            "AWS_LAMBDA_LOG_GROUP_NAME",
+            format!("/aws/lambda/{}", function.name),
+        ),
+        ("AWS_LAMBDA_LOG_STREAM_NAME", log_stream_name()),
+        ("AWS_LAMBDA_RUNTIME_API", runtime_api.to_string()),
+        ("_HANDLER", function.handler.clone()),
+        ("LAMBDA_TASK_ROOT", task_root.to_string()),
+        ("LAMBDA_RUNTIME_DIR", task_root.to_string()),
+    ];
+    vars.extend(reserved.into_iter().map(|(k, v)| (k.to_string(), v)));
+    vars
+}
+
+/// `2026/11/30/[$LATEST]<32 hex digits>`, one stream per environment.
+fn log_stream_name() -> String {
+    let id = localcloud_core::context::new_request_id().replace('-', "");
+    format!("{}/[{LATEST}]{id}", chrono::Utc::now().format("%Y/%m/%d"))
+}
+
+/// An X-Ray trace header as Lambda passes it: `Root=1-<time>-<24 hex>;...`.
+pub fn trace_id() -> String {
+    let random = localcloud_core::context::new_request_id().replace('-', "");
+    let parent = localcloud_core::context::new_request_id().replace('-', "");
+    format!(
+        "Root=1-{:08x}-{};Parent={};Sampled=0",
+        chrono::Utc::now().timestamp(),
+        &random[..24],
+        &parent[..16]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value<'a>(vars: &'a BTreeMap<String, String>, key: &str) -> Option<&'a str> {
+        vars.get(key).map(String::as_str)
+    }
+
+    #[test]
+    fn function_variables_cannot_override_runtime_ones() {
+        let mut function = FunctionConfig::new("orders", "/opt/fns/orders");
+        function.environment.insert("TABLE".into(), "Orders".into());
+        function
+            .environment
+            .insert("AWS_LAMBDA_RUNTIME_API".into(), "evil:1".into());
+        function
+            .environment
+            .insert("AWS_ACCESS_KEY_ID".into(), "mine".into());
+        let service = LambdaConfig {
+            endpoint_url: Some("http://127.0.0.1:4566".into()),
+            ..LambdaConfig::default()
+        };
+        let vars = variables(&function, &service, "127.0.0.1:9001", "/opt/fns");
+        assert_eq!(value(&vars, "TABLE"), Some("Orders"));
+        assert_eq!(
+            value(&vars, "AWS_LAMBDA_RUNTIME_API"),
+            Some("127.0.0.1:9001")
+        );
+        assert_eq!(value(&vars, "AWS_ACCESS_KEY_ID"), Some("mine"));
+        assert_eq!(
+            value(&vars, "AWS_ENDPOINT_URL"),
+            Some("http://127.0.0.1:4566")
+        );
+        assert_eq!(
+            value(&vars, "AWS_LAMBDA_LOG_GROUP_NAME"),
+            Some("/aws/lambda/orders")
+        );
+        assert_eq!(value(&vars, "AWS_LAMBDA_FUNCTION_VERSION"), Some("$LATEST"));
+    }
+
+    #[test]
+    fn trace_ids_have_the_xray_shape() {
+        let id = trace_id();
+        assert!(id.starts_with("Root=1-"), "{id}");
+        let root = id.split(';').next().unwrap();
+        assert_eq!(root.len(), "Root=1-".len() + 8 + 1 + 24);
+    }
+}

@@ -1,0 +1,118 @@
+//! One deployed function: its configuration, its warm environments and the
+//! CPU time its processes have used.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+
+use crate::config::FunctionConfig;
+use crate::environment::Environment;
+use crate::logs::FunctionLog;
+use crate::procstat;
+
+pub struct Function {
+    pub config: FunctionConfig,
+    pub arn: String,
+    pub log: FunctionLog,
+    /// Warm environments, most recently used last (reused first, as on AWS).
+    idle: Mutex<Vec<Environment>>,
+    cpu: Mutex<CpuAccount>,
+}
+
+impl Function {
+    pub fn new(config: FunctionConfig, arn: String, log: FunctionLog) -> Self {
+        Self {
+            config,
+            arn,
+            log,
+            idle: Mutex::new(Vec::new()),
+            cpu: Mutex::new(CpuAccount::default()),
+        }
+    }
+
+    /// A warm environment whose process is still alive, if any; dead ones
+    /// found on the way are returned for disposal.
+    pub fn take_warm(&self) -> (Option<Environment>, Vec<Environment>) {
+        let mut idle = self.idle.lock();
+        let mut dead = Vec::new();
+        while let Some(mut env) = idle.pop() {
+            if env.has_exited() {
+                dead.push(env);
+            } else {
+                return (Some(env), dead);
+            }
+        }
+        (None, dead)
+    }
+
+    pub fn park(&self, mut env: Environment) {
+        env.last_used = Instant::now();
+        self.idle.lock().push(env);
+    }
+
+    /// Warm environments unused for `idle_timeout`, taken out of the pool.
+    pub fn take_expired(&self, idle_timeout: Duration) -> Vec<Environment> {
+        let mut idle = self.idle.lock();
+        let (expired, kept) = idle
+            .drain(..)
+            .partition(|env| env.last_used.elapsed() >= idle_timeout);
+        *idle = kept;
+        expired
+    }
+
+    pub fn take_all_idle(&self) -> Vec<Environment> {
+        std::mem::take(&mut *self.idle.lock())
+    }
+
+    pub fn started(&self, pid: u32) {
+        self.cpu.lock().live.insert(pid, 0.0);
+    }
+
+    /// Records the latest CPU reading of a live process.
+    pub fn sample_cpu(&self, env: &Environment) {
+        if let Some(ms) = env.cpu_ms() {
+            self.cpu.lock().live.insert(env.pid, ms);
+        }
+    }
+
+    /// Moves a process's last reading to the exited total; call before it is reaped.
+    pub fn retire(&self, env: &Environment) {
+        let latest = env.cpu_ms();
+        let mut cpu = self.cpu.lock();
+        if let Some(last) = cpu.live.remove(&env.pid) {
+            cpu.exited_ms += latest.unwrap_or(last).max(last);
+        }
+    }
+
+    /// CPU milliseconds since start or the last reset, live processes included.
+    pub fn cpu_ms(&self) -> f64 {
+        let mut cpu = self.cpu.lock();
+        let mut live_total = 0.0;
+        for (pid, last) in cpu.live.iter_mut() {
+            if let Some(now) = procstat::cpu_ms(*pid) {
+                *last = last.max(now);
+            }
+            live_total += *last;
+        }
+        cpu.exited_ms + live_total - cpu.baseline_ms
+    }
+
+    pub fn reset_cpu(&self) {
+        let total = self.cpu_ms();
+        self.cpu.lock().baseline_ms += total;
+    }
+
+    pub fn process_ids(&self) -> Vec<u32> {
+        self.cpu.lock().live.keys().copied().collect()
+    }
+}
+
+/// CPU time per process, in milliseconds: the last reading of each live
+/// process, the final readings of exited ones, and the total at the last reset.
+#[derive(Default)]
+struct CpuAccount {
+    live: HashMap<u32, f64>,
+    exited_ms: f64,
+    baseline_ms: f64,
+}

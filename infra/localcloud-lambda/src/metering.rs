@@ -1,0 +1,244 @@
+//! One record per invocation, the REPORT line AWS would log for it, and
+//! running totals per function for cost reports.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use parking_lot::Mutex;
+use serde::Serialize;
+
+use crate::config::Architecture;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Success,
+    /// The function reported an error (`/invocation/{id}/error`).
+    FunctionError,
+    Timeout,
+    /// The process exited during the invocation.
+    Crash,
+    /// The environment could not start (exit or `/init/error` during init).
+    InitError,
+    /// Refused for lack of concurrency; nothing ran and nothing is billed.
+    Throttled,
+}
+
+impl Outcome {
+    /// Counted in CloudWatch's `Errors` metric.
+    pub fn is_error(self) -> bool {
+        !matches!(self, Self::Success | Self::Throttled)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InvocationRecord {
+    pub function: String,
+    pub request_id: String,
+    /// Who invoked, e.g. `apigw:ConduitApi`, `esm:OrdersQueue`, `api`.
+    pub caller: String,
+    /// `RequestResponse` or `Event`.
+    pub invocation_type: String,
+    pub start: DateTime<Utc>,
+    /// Invoke phase only, from dispatch to response.
+    pub duration_ms: f64,
+    /// `ceil(duration + init)`: custom runtimes pay for their init phase.
+    pub billed_ms: u64,
+    pub memory_mb: u32,
+    pub max_memory_used_mb: Option<u64>,
+    /// Set on cold starts: spawn to the runtime's first poll.
+    pub init_duration_ms: Option<f64>,
+    pub outcome: Outcome,
+    pub error_type: Option<String>,
+}
+
+impl InvocationRecord {
+    pub fn gb_seconds(&self) -> f64 {
+        self.billed_ms as f64 * f64::from(self.memory_mb) / 1024.0 / 1000.0
+    }
+
+    /// The line Lambda logs at the end of every invocation.
+    pub fn report_line(&self) -> String {
+        let mut line = format!(
+            "REPORT RequestId: {}\tDuration: {:.2} ms\tBilled Duration: {} ms\tMemory Size: {} MB\tMax Memory Used: {} MB\t",
+            self.request_id,
+            self.duration_ms,
+            self.billed_ms,
+            self.memory_mb,
+            self.max_memory_used_mb.unwrap_or(0),
+        );
+        if let Some(init) = self.init_duration_ms {
+            line.push_str(&format!("Init Duration: {init:.2} ms\t"));
+        }
+        match self.outcome {
+            Outcome::Timeout => line.push_str("Status: timeout"),
+            Outcome::Crash | Outcome::InitError => {
+                line.push_str("Status: error");
+                if let Some(error_type) = &self.error_type {
+                    line.push_str(&format!("\tError Type: {error_type}"));
+                }
+            }
+            _ => {}
+        }
+        line
+    }
+}
+
+/// Billed milliseconds: the invoke phase plus a cold start's init, rounded up.
+pub fn billed_ms(duration_ms: f64, init_ms: Option<f64>) -> u64 {
+    (duration_ms + init_ms.unwrap_or(0.0)).ceil().max(1.0) as u64
+}
+
+/// Totals for one function since start or the last reset.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct FunctionMetrics {
+    pub memory_mb: u32,
+    pub architecture: Architecture,
+    /// Invocations that ran (throttles excluded, as in CloudWatch).
+    pub invocations: u64,
+    /// Function errors, timeouts, crashes and init failures.
+    pub errors: u64,
+    pub throttles: u64,
+    pub timeouts: u64,
+    pub crashes: u64,
+    pub cold_starts: u64,
+    pub duration_ms: f64,
+    pub billed_ms: u64,
+    pub init_ms: f64,
+    pub gb_seconds: f64,
+    /// User + system CPU time of the function's processes, live and exited.
+    pub cpu_ms: f64,
+    pub concurrent_executions: u32,
+    pub peak_concurrent_executions: u32,
+    /// Execution environments alive now (busy or warm).
+    pub environments: usize,
+}
+
+impl FunctionMetrics {
+    fn add(&mut self, record: &InvocationRecord) {
+        if record.outcome == Outcome::Throttled {
+            self.throttles += 1;
+            return;
+        }
+        self.invocations += 1;
+        self.errors += u64::from(record.outcome.is_error());
+        self.timeouts += u64::from(record.outcome == Outcome::Timeout);
+        self.crashes += u64::from(record.outcome == Outcome::Crash);
+        if let Some(init) = record.init_duration_ms {
+            self.cold_starts += 1;
+            self.init_ms += init;
+        }
+        self.duration_ms += record.duration_ms;
+        self.billed_ms += record.billed_ms;
+        self.gb_seconds += record.gb_seconds();
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LambdaMetrics {
+    pub account_concurrency_limit: u32,
+    pub concurrent_executions: u32,
+    pub peak_concurrent_executions: u32,
+    pub functions: BTreeMap<String, FunctionMetrics>,
+}
+
+/// Every record, and totals kept as records arrive.
+#[derive(Default)]
+pub struct Meter {
+    inner: Mutex<MeterState>,
+}
+
+#[derive(Default)]
+struct MeterState {
+    records: Vec<InvocationRecord>,
+    totals: BTreeMap<String, FunctionMetrics>,
+}
+
+impl Meter {
+    pub fn record(&self, record: InvocationRecord) {
+        let mut state = self.inner.lock();
+        state
+            .totals
+            .entry(record.function.clone())
+            .or_default()
+            .add(&record);
+        state.records.push(record);
+    }
+
+    pub fn records(&self) -> Vec<InvocationRecord> {
+        self.inner.lock().records.clone()
+    }
+
+    pub fn totals(&self, function: &str) -> FunctionMetrics {
+        self.inner
+            .lock()
+            .totals
+            .get(function)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    pub fn reset(&self) {
+        *self.inner.lock() = MeterState::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(outcome: Outcome, duration_ms: f64, init: Option<f64>) -> InvocationRecord {
+        InvocationRecord {
+            function: "orders".into(),
+            request_id: "r-1".into(),
+            caller: "api".into(),
+            invocation_type: "RequestResponse".into(),
+            start: Utc::now(),
+            duration_ms,
+            billed_ms: billed_ms(duration_ms, init),
+            memory_mb: 128,
+            max_memory_used_mb: Some(15),
+            init_duration_ms: init,
+            outcome,
+            error_type: None,
+        }
+    }
+
+    #[test]
+    fn billed_duration_rounds_up_and_includes_init() {
+        assert_eq!(billed_ms(1.44, None), 2);
+        assert_eq!(billed_ms(1.44, Some(12.92)), 15);
+        assert_eq!(billed_ms(0.2, None), 1);
+    }
+
+    #[test]
+    fn report_line_matches_aws_layout() {
+        let warm = record(Outcome::Success, 1.44, None);
+        assert_eq!(
+            warm.report_line(),
+            "REPORT RequestId: r-1\tDuration: 1.44 ms\tBilled Duration: 2 ms\tMemory Size: 128 MB\tMax Memory Used: 15 MB\t"
+        );
+        let cold = record(Outcome::Success, 1.44, Some(12.92));
+        assert!(cold.report_line().ends_with("Init Duration: 12.92 ms\t"));
+        let timeout = record(Outcome::Timeout, 3000.0, None);
+        assert!(timeout.report_line().ends_with("Status: timeout"));
+    }
+
+    #[test]
+    fn totals_count_errors_cold_starts_and_gb_seconds() {
+        let meter = Meter::default();
+        meter.record(record(Outcome::Success, 1000.0, Some(10.0)));
+        meter.record(record(Outcome::Timeout, 3000.0, None));
+        meter.record(record(Outcome::Throttled, 0.0, None));
+        let totals = meter.totals("orders");
+        assert_eq!(totals.invocations, 2);
+        assert_eq!(totals.errors, 1);
+        assert_eq!(totals.timeouts, 1);
+        assert_eq!(totals.throttles, 1);
+        assert_eq!(totals.cold_starts, 1);
+        assert_eq!(totals.billed_ms, 1010 + 3000);
+        assert!((totals.gb_seconds - 4010.0 * 128.0 / 1024.0 / 1000.0).abs() < 1e-9);
+        meter.reset();
+        assert_eq!(meter.records().len(), 0);
+    }
+}
