@@ -22,11 +22,6 @@ const IGNORED: &[&str] = &[
     "DisableExecuteApiEndpoint",
 ];
 
-/// What `Ref` returns for an API locally: its lower-cased logical id.
-pub(crate) fn api_id(logical_id: &str) -> String {
-    logical_id.to_ascii_lowercase()
-}
-
 pub(crate) fn http_api(id: &str, props: &Node, implicit: bool, r: &mut Reader) -> Option<HttpApi> {
     let at = At::resource(id).child("Properties");
     check_keys(props, USED, IGNORED, &at, r.diags);
@@ -35,10 +30,10 @@ pub(crate) fn http_api(id: &str, props: &Node, implicit: bool, r: &mut Reader) -
         .unwrap_or_else(|| "$default".to_string());
     let _name = r.string(props, "Name", &at);
     let cors = r.value(props, "CorsConfiguration", &at).map(|(v, _)| v);
-    let api_id = api_id(id);
+    let api_id = (r.scope.ctx.api_id)(id);
     Some(HttpApi {
         logical_id: id.to_string(),
-        url: r.scope.ctx.api_url(&api_id),
+        url: r.scope.ctx.api_url(id, &api_id),
         api_id,
         implicit,
         stage_name,

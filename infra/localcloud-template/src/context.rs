@@ -16,6 +16,12 @@ pub struct ResolveContext {
     /// HTTP API endpoint shape (`ApiEndpoint`, no stage); `{region}`,
     /// `{account}` and `{api_id}` are replaced.
     pub api_url: String,
+    /// Endpoints by API logical id, overriding `api_url` (for example when
+    /// each API has its own listener).
+    pub api_urls: BTreeMap<String, String>,
+    /// The id (`Ref`) of an HTTP API, from its logical id. Set it to the API
+    /// gateway's own id function so that events and URLs agree.
+    pub api_id: fn(&str) -> String,
     /// `--parameter-overrides`: parameter name -> value.
     pub parameter_overrides: BTreeMap<String, String>,
     /// Give `NoEcho` parameters that have neither a default nor an override a
@@ -33,6 +39,8 @@ impl Default for ResolveContext {
             url_suffix: "amazonaws.com".into(),
             queue_url: "http://127.0.0.1:4566/{account}/{name}".into(),
             api_url: "http://127.0.0.1:4566/_api/{api_id}".into(),
+            api_urls: BTreeMap::new(),
+            api_id: lower_case,
             parameter_overrides: BTreeMap::new(),
             generate_no_echo: false,
         }
@@ -47,7 +55,11 @@ impl ResolveContext {
             .replace("{name}", name)
     }
 
-    pub fn api_url(&self, api_id: &str) -> String {
+    /// The endpoint of the API with this logical id and id.
+    pub fn api_url(&self, logical_id: &str, api_id: &str) -> String {
+        if let Some(url) = self.api_urls.get(logical_id) {
+            return url.clone();
+        }
         self.api_url
             .replace("{region}", &self.region)
             .replace("{account}", &self.account_id)
@@ -70,4 +82,8 @@ impl ResolveContext {
             self.region, self.url_suffix
         )
     }
+}
+
+fn lower_case(logical_id: &str) -> String {
+    logical_id.to_ascii_lowercase()
 }

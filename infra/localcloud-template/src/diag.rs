@@ -29,13 +29,15 @@ impl fmt::Display for Diagnostic {
             Severity::Warning => "warning",
         };
         write!(f, "line {}: {kind}: ", self.line)?;
-        if let Some(id) = &self.logical_id {
-            write!(f, "{id}")?;
-            if !self.path.is_empty() {
-                write!(f, ".")?;
-            }
+        let place = match (&self.logical_id, self.path.is_empty()) {
+            (Some(id), false) => format!("{id}.{}", self.path),
+            (Some(id), true) => id.clone(),
+            (None, _) => self.path.clone(),
+        };
+        if !place.is_empty() {
+            write!(f, "{place}: ")?;
         }
-        write!(f, "{}: {}", self.path, self.message)
+        write!(f, "{}", self.message)
     }
 }
 

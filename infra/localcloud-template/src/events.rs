@@ -9,7 +9,9 @@ use crate::yaml::Node;
 /// Logical id of the API SAM creates for HttpApi events without `ApiId`.
 pub(crate) const IMPLICIT_API: &str = "ServerlessHttpApi";
 
-const METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "ANY"];
+const METHODS: &[&str] = &[
+    "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "ANY",
+];
 
 /// A route and the logical id of the API it belongs to.
 #[derive(Debug, Clone)]
@@ -44,7 +46,8 @@ pub(crate) fn events(
             Some("SQS") => sqs.extend(sqs_event(&e.key, props, &props_at, r)),
             Some(other) => {
                 let m = format!("event type {other} is not supported locally (HttpApi, SQS)");
-                r.diags.error(&at.child("Type"), e.key_line, m)
+                let line = e.value.get("Type").map_or(e.key_line, |t| t.key_line);
+                r.diags.error(&at.child("Type"), line, m)
             }
             None => r.diags.error(&at, e.key_line, "an event needs a Type"),
         }
@@ -84,11 +87,19 @@ fn http_api(
     at: &At,
     r: &mut Reader,
 ) -> Option<RouteDecl> {
-    let used = ["ApiId", "Method", "Path", "PayloadFormatVersion", "TimeoutInMillis"];
+    let used = [
+        "ApiId",
+        "Method",
+        "Path",
+        "PayloadFormatVersion",
+        "TimeoutInMillis",
+    ];
     check_keys(props, &used, &["RouteSettings"], at, r.diags);
     let api = api_id(props, at, r)?;
     let line_of = |key: &str| props.get(key).map_or(props.line, |e| e.key_line);
-    let method = r.string(props, "Method", at).map(|m| m.to_ascii_uppercase());
+    let method = r
+        .string(props, "Method", at)
+        .map(|m| m.to_ascii_uppercase());
     let path = r.string(props, "Path", at);
     let (method, path) = match (method, path) {
         // SAM: an event with neither becomes the `$default` route.
@@ -102,7 +113,11 @@ fn http_api(
         }
     };
     if !method.is_empty() && !METHODS.contains(&method.as_str()) {
-        r.diags.error(&at.child("Method"), line_of("Method"), format!("unknown method {method}"));
+        r.diags.error(
+            &at.child("Method"),
+            line_of("Method"),
+            format!("unknown method {method}"),
+        );
         return None;
     }
     if let Err(m) = check_path(&path) {
@@ -114,13 +129,18 @@ fn http_api(
         .unwrap_or_else(|| "2.0".to_string());
     if version != "2.0" {
         let m = format!("payload format {version} is not supported locally (2.0)");
-        r.diags.error(&at.child("PayloadFormatVersion"), line_of("PayloadFormatVersion"), m);
+        r.diags.error(
+            &at.child("PayloadFormatVersion"),
+            line_of("PayloadFormatVersion"),
+            m,
+        );
         return None;
     }
     let timeout_ms = r.u32(props, "TimeoutInMillis", at);
     if timeout_ms.is_some_and(|t| !(50..=30_000).contains(&t)) {
         let m = "must be between 50 and 30000";
-        r.diags.error(&at.child("TimeoutInMillis"), line_of("TimeoutInMillis"), m);
+        r.diags
+            .error(&at.child("TimeoutInMillis"), line_of("TimeoutInMillis"), m);
         return None;
     }
     Some(RouteDecl {
@@ -183,21 +203,30 @@ fn sqs_event(event: &str, props: &Node, at: &At, r: &mut Reader) -> Option<SqsEv
     let before = r.diags.items.len();
     let Some(queue_arn) = r.string(props, "Queue", at) else {
         if r.diags.items.len() == before {
-            r.diags.error(at, props.line, "an SQS event needs Queue (the queue ARN)");
+            r.diags
+                .error(at, props.line, "an SQS event needs Queue (the queue ARN)");
         }
         return None;
     };
     let batch_size = r.u32(props, "BatchSize", at).unwrap_or(10);
-    let window = r.u32(props, "MaximumBatchingWindowInSeconds", at).unwrap_or(0);
+    let window = r
+        .u32(props, "MaximumBatchingWindowInSeconds", at)
+        .unwrap_or(0);
     if !(1..=10_000).contains(&batch_size) {
-        r.diags.error(&at.child("BatchSize"), line_of("BatchSize"), "must be between 1 and 10000");
+        r.diags.error(
+            &at.child("BatchSize"),
+            line_of("BatchSize"),
+            "must be between 1 and 10000",
+        );
     } else if batch_size > 10 && window == 0 {
         let m = "a BatchSize over 10 needs MaximumBatchingWindowInSeconds of at least 1";
-        r.diags.error(&at.child("BatchSize"), line_of("BatchSize"), m);
+        r.diags
+            .error(&at.child("BatchSize"), line_of("BatchSize"), m);
     }
     if window > 300 {
         let key = "MaximumBatchingWindowInSeconds";
-        r.diags.error(&at.child(key), line_of(key), "must be between 0 and 300");
+        r.diags
+            .error(&at.child(key), line_of(key), "must be between 0 and 300");
     }
     let maximum_concurrency = scaling(props, at, r);
     let report_batch_item_failures = response_types(props, at, r);
@@ -229,7 +258,11 @@ fn scaling(props: &Node, at: &At, r: &mut Reader) -> Option<u32> {
     check_keys(&entry.value, &["MaximumConcurrency"], &[], &at, r.diags);
     let n = r.u32(&entry.value, "MaximumConcurrency", &at)?;
     if !(2..=1000).contains(&n) {
-        r.diags.error(&at.child("MaximumConcurrency"), entry.key_line, "must be between 2 and 1000");
+        r.diags.error(
+            &at.child("MaximumConcurrency"),
+            entry.key_line,
+            "must be between 2 and 1000",
+        );
     }
     Some(n)
 }

@@ -69,11 +69,17 @@ pub(crate) fn function(
     let errors_before = r.diags.items.len();
     let line_of = |key: &str| props.get(key).map_or(props.line, |e| e.key_line);
     if let Some(t) = r.string(props, "PackageType", &at).filter(|t| t != "Zip") {
-        r.diags.error(&at.child("PackageType"), line_of("PackageType"), format!("PackageType {t} is not supported locally"));
+        r.diags.error(
+            &at.child("PackageType"),
+            line_of("PackageType"),
+            format!("PackageType {t} is not supported locally"),
+        );
     }
     let runtime = r.string(props, "Runtime", &at).unwrap_or_default();
     if !RUNTIMES.contains(&runtime.as_str()) {
-        let m = format!("runtime `{runtime}` is not supported locally (provided.al2023 or provided.al2)");
+        let m = format!(
+            "runtime `{runtime}` is not supported locally (provided.al2023 or provided.al2)"
+        );
         r.diags.error(&at.child("Runtime"), line_of("Runtime"), m);
     }
     let architecture = architecture(props, &at, r);
@@ -84,7 +90,11 @@ pub(crate) fn function(
     let code_uri = match r.value(props, "CodeUri", &at) {
         Some((Value::String(s), _)) => Some(s),
         Some((_, line)) => {
-            r.diags.error(&at.child("CodeUri"), line, "only a local path is supported as CodeUri");
+            r.diags.error(
+                &at.child("CodeUri"),
+                line,
+                "only a local path is supported as CodeUri",
+            );
             None
         }
         None => None,
@@ -160,7 +170,8 @@ fn environment(props: &Node, at: &At, r: &mut Reader) -> BTreeMap<String, String
     };
     let at = at.child("Environment");
     check_keys(&env.value, &["Variables"], &[], &at, r.diags);
-    r.string_map(&env.value, "Variables", &at).unwrap_or_default()
+    r.string_map(&env.value, "Variables", &at)
+        .unwrap_or_default()
 }
 
 fn policies(props: &Node, at: &At, r: &mut Reader) -> Vec<policy::Policy> {
@@ -196,7 +207,9 @@ fn build(id: &str, metadata: &Node, r: &mut Reader) -> Option<Build> {
 pub(crate) fn merge_globals(global: &Node, local: &Node) -> Node {
     use crate::yaml::Kind;
     match (&global.kind, &local.kind) {
-        (Kind::Map(g), Kind::Map(l)) if global.intrinsic().is_none() && local.intrinsic().is_none() => {
+        (Kind::Map(g), Kind::Map(l))
+            if global.intrinsic().is_none() && local.intrinsic().is_none() =>
+        {
             let mut entries = g.clone();
             for le in l {
                 match entries.iter_mut().find(|e| e.key == le.key) {

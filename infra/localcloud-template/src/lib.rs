@@ -10,8 +10,9 @@
 //! Local conventions, where AWS would generate something:
 //! - a resource without a name gets `{StackName}-{LogicalId}` (queues add
 //!   `.fifo` when FIFO); AWS would append a random suffix;
-//! - an HTTP API's id (`Ref`) is its lower-cased logical id, and
-//!   `ApiEndpoint` comes from [`ResolveContext::api_url`];
+//! - an HTTP API's id (`Ref`) is [`ResolveContext::api_id`] of its logical
+//!   id (lower case by default), and `ApiEndpoint` comes from
+//!   [`ResolveContext::api_urls`] or [`ResolveContext::api_url`];
 //! - the implicit API of `HttpApi` events without `ApiId` is
 //!   `ServerlessHttpApi`, as in SAM.
 
@@ -64,11 +65,16 @@ pub fn load(path: impl AsRef<Path>, ctx: &ResolveContext) -> Result<Application,
 }
 
 fn derive_binary(f: &mut Function, dir: &Path) -> Option<Diagnostic> {
-    let build = f.build.as_mut().filter(|b| b.method == "rust-cargolambda")?;
+    let build = f
+        .build
+        .as_mut()
+        .filter(|b| b.method == "rust-cargolambda")?;
     if build.binary.is_some() {
         return None;
     }
-    let manifest = dir.join(f.code_uri.as_deref().unwrap_or(".")).join("Cargo.toml");
+    let manifest = dir
+        .join(f.code_uri.as_deref().unwrap_or("."))
+        .join("Cargo.toml");
     let derived = std::fs::read_to_string(&manifest)
         .map_err(|e| format!("cannot read {}: {e}", manifest.display()))
         .and_then(|text| cargo_binary(&text));

@@ -143,7 +143,7 @@ pub struct SqsEvent {
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpApi {
     pub logical_id: String,
-    /// What `Ref` returns; locally the lower-cased logical id.
+    /// What `Ref` returns: [`crate::ResolveContext::api_id`] of the logical id.
     pub api_id: String,
     /// True for the `ServerlessHttpApi` SAM creates for events without `ApiId`.
     pub implicit: bool,

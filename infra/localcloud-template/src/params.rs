@@ -57,10 +57,16 @@ fn parameter(entry: &Entry, ctx: &ResolveContext, diags: &mut Diags) -> Option<P
         diags.error(&at, entry.key_line, "a parameter must be a map");
         return None;
     };
-    for k in keys.iter().filter(|k| !KNOWN_KEYS.contains(&k.key.as_str())) {
+    for k in keys
+        .iter()
+        .filter(|k| !KNOWN_KEYS.contains(&k.key.as_str()))
+    {
         diags.error(&at.child(&k.key), k.key_line, "unknown parameter attribute");
     }
-    let text = |key: &str| decl.get(key).and_then(|e| e.value.text().map(str::to_string));
+    let text = |key: &str| {
+        decl.get(key)
+            .and_then(|e| e.value.text().map(str::to_string))
+    };
     let ty = text("Type").unwrap_or_default();
     if !matches!(
         ty.as_str(),
@@ -71,13 +77,25 @@ fn parameter(entry: &Entry, ctx: &ResolveContext, diags: &mut Diags) -> Option<P
         return None;
     }
     let no_echo = text("NoEcho").is_some_and(|v| v.eq_ignore_ascii_case("true"));
-    let (raw, generated) = match ctx.parameter_overrides.get(&entry.key).cloned().or(text("Default")) {
+    let (raw, generated) = match ctx
+        .parameter_overrides
+        .get(&entry.key)
+        .cloned()
+        .or(text("Default"))
+    {
         Some(v) => (v, false),
         None if no_echo && ctx.generate_no_echo => {
             (Alphanumeric.sample_string(&mut rand::rng(), 32), true)
         }
         None => {
-            diags.error(&at, entry.key_line, format!("parameter `{}` has no default and no value was given", entry.key));
+            diags.error(
+                &at,
+                entry.key_line,
+                format!(
+                    "parameter `{}` has no default and no value was given",
+                    entry.key
+                ),
+            );
             return None;
         }
     };
@@ -102,14 +120,30 @@ fn parameter(entry: &Entry, ctx: &ResolveContext, diags: &mut Diags) -> Option<P
 /// when the value breaks one.
 fn check_constraints(decl: &Node, ty: &str, raw: &str, at: &At, diags: &mut Diags) -> bool {
     let before = diags.items.len();
-    let items: Vec<&str> = if ty.contains("List") { raw.split(',').collect() } else { vec![raw] };
-    let num = |k: &str| decl.get(k).and_then(|e| e.value.text()?.parse::<f64>().ok());
+    let items: Vec<&str> = if ty.contains("List") {
+        raw.split(',').collect()
+    } else {
+        vec![raw]
+    };
+    let num = |k: &str| {
+        decl.get(k)
+            .and_then(|e| e.value.text()?.parse::<f64>().ok())
+    };
     let line = |k: &str| decl.get(k).map_or(0, |e| e.key_line);
     for item in &items {
         if let Some(allowed) = decl.get("AllowedValues") {
-            let ok = allowed.value.seq().unwrap_or_default().iter().any(|v| v.text() == Some(item));
+            let ok = allowed
+                .value
+                .seq()
+                .unwrap_or_default()
+                .iter()
+                .any(|v| v.text() == Some(item));
             if !ok {
-                diags.error(&at.child("AllowedValues"), allowed.key_line, format!("value `{item}` is not allowed"));
+                diags.error(
+                    &at.child("AllowedValues"),
+                    allowed.key_line,
+                    format!("value `{item}` is not allowed"),
+                );
             }
         }
         if ty == "Number" || ty == "List<Number>" {
@@ -117,26 +151,48 @@ fn check_constraints(decl: &Node, ty: &str, raw: &str, at: &At, diags: &mut Diag
                 Err(_) => diags.error(at, line("Type"), format!("value `{item}` is not a number")),
                 Ok(n) => {
                     if num("MinValue").is_some_and(|min| n < min) {
-                        diags.error(&at.child("MinValue"), line("MinValue"), format!("value {n} is too small"));
+                        diags.error(
+                            &at.child("MinValue"),
+                            line("MinValue"),
+                            format!("value {n} is too small"),
+                        );
                     }
                     if num("MaxValue").is_some_and(|max| n > max) {
-                        diags.error(&at.child("MaxValue"), line("MaxValue"), format!("value {n} is too large"));
+                        diags.error(
+                            &at.child("MaxValue"),
+                            line("MaxValue"),
+                            format!("value {n} is too large"),
+                        );
                     }
                 }
             }
         }
         let len = item.chars().count() as f64;
         if num("MinLength").is_some_and(|min| len < min) {
-            diags.error(&at.child("MinLength"), line("MinLength"), "value is too short");
+            diags.error(
+                &at.child("MinLength"),
+                line("MinLength"),
+                "value is too short",
+            );
         }
         if num("MaxLength").is_some_and(|max| len > max) {
-            diags.error(&at.child("MaxLength"), line("MaxLength"), "value is too long");
+            diags.error(
+                &at.child("MaxLength"),
+                line("MaxLength"),
+                "value is too long",
+            );
         }
     }
     if decl.get("AllowedPattern").is_some() {
-        diags.warn(&at.child("AllowedPattern"), line("AllowedPattern"), "AllowedPattern is not checked locally");
+        diags.warn(
+            &at.child("AllowedPattern"),
+            line("AllowedPattern"),
+            "AllowedPattern is not checked locally",
+        );
     }
-    diags.items[before..].iter().all(|d| d.severity != crate::diag::Severity::Error)
+    diags.items[before..]
+        .iter()
+        .all(|d| d.severity != crate::diag::Severity::Error)
 }
 
 /// Evaluates every condition; a condition may use parameters, mappings and
@@ -158,7 +214,13 @@ pub(crate) fn conditions(
             if values[&e.key].is_some() {
                 continue;
             }
-            let scope = Scope { ctx, params, conditions: &values, symbols: &symbols, mappings };
+            let scope = Scope {
+                ctx,
+                params,
+                conditions: &values,
+                symbols: &symbols,
+                mappings,
+            };
             let result = match scope.eval_condition(&e.value) {
                 Ok(b) => Some(b),
                 Err(ResolveError::Pending(_)) => None,
@@ -178,7 +240,11 @@ pub(crate) fn conditions(
     }
     for e in entries {
         if values[&e.key].is_none() {
-            diags.error(&At::resource(&e.key), e.key_line, "condition depends on itself");
+            diags.error(
+                &At::resource(&e.key),
+                e.key_line,
+                "condition depends on itself",
+            );
             values.insert(e.key.clone(), Some(false));
         }
     }

@@ -35,7 +35,10 @@ pub struct Grant {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Target {
     /// A table; `index` is `Some` for `table/{name}/index/{index}` ARNs.
-    Table { name: String, index: Option<String> },
+    Table {
+        name: String,
+        index: Option<String>,
+    },
     Queue(String),
     Function(String),
     /// Any other ARN, or `*`.
@@ -87,10 +90,7 @@ impl Grant {
         }
         match (&self.target, target) {
             (Target::Other(pattern), _) if pattern == "*" => true,
-            (
-                Target::Table { name: p, index: pi },
-                Target::Table { name: n, index: ni },
-            ) => {
+            (Target::Table { name: p, index: pi }, Target::Table { name: n, index: ni }) => {
                 glob(p, n)
                     && match (pi, ni) {
                         (None, None) => true,
@@ -257,7 +257,11 @@ pub(crate) fn policy(item: Value, line: usize, at: &At, diags: &mut Diags) -> Op
             }
         }
         _ => {
-            diags.error(at, line, "a policy is a name, a policy template or a Statement document");
+            diags.error(
+                at,
+                line,
+                "a policy is a name, a policy template or a Statement document",
+            );
             None
         }
     }
@@ -312,6 +316,12 @@ mod tests {
     #[test]
     fn arn_of_an_index_is_an_index_target() {
         let t = Target::from_arn("arn:aws:dynamodb:us-east-1:0:table/Users/index/*");
-        assert_eq!(t, Target::Table { name: "Users".into(), index: Some("*".into()) });
+        assert_eq!(
+            t,
+            Target::Table {
+                name: "Users".into(),
+                index: Some("*".into())
+            }
+        );
     }
 }

@@ -10,19 +10,17 @@ use crate::yaml::{Entry, Node};
 
 /// Reports properties the local cloud ignores (warnings) and the ones it does
 /// not know (errors). `used` are read by the caller.
-pub(crate) fn check_keys(
-    map: &Node,
-    used: &[&str],
-    ignored: &[&str],
-    at: &At,
-    diags: &mut Diags,
-) {
+pub(crate) fn check_keys(map: &Node, used: &[&str], ignored: &[&str], at: &At, diags: &mut Diags) {
     for e in map.map().unwrap_or_default() {
         let key = e.key.as_str();
         if ignored.contains(&key) {
             diags.warn(&at.child(key), e.key_line, "ignored by the local cloud");
         } else if !used.contains(&key) {
-            diags.error(&at.child(key), e.key_line, "property is not supported locally");
+            diags.error(
+                &at.child(key),
+                e.key_line,
+                "property is not supported locally",
+            );
         }
     }
 }
@@ -65,26 +63,31 @@ impl Reader<'_, '_> {
 
     pub fn string(&mut self, map: &Node, key: &str, at: &At) -> Option<String> {
         let (v, line) = self.value(map, key, at)?;
-        self.to_string(v, line, &at.child(key))
+        self.as_string(v, line, &at.child(key))
     }
 
-    pub fn to_string(&mut self, v: Value, line: usize, at: &At) -> Option<String> {
+    pub fn as_string(&mut self, v: Value, line: usize, at: &At) -> Option<String> {
         let s = as_text(&v);
         if s.is_none() {
-            self.diags.error(at, line, format!("expected a string, got {}", describe(&v)));
+            self.diags
+                .error(at, line, format!("expected a string, got {}", describe(&v)));
         }
         s
     }
 
     pub fn u32(&mut self, map: &Node, key: &str, at: &At) -> Option<u32> {
         let (v, line) = self.value(map, key, at)?;
-        self.to_u32(&v, line, &at.child(key))
+        self.as_u32(&v, line, &at.child(key))
     }
 
-    pub fn to_u32(&mut self, v: &Value, line: usize, at: &At) -> Option<u32> {
+    pub fn as_u32(&mut self, v: &Value, line: usize, at: &At) -> Option<u32> {
         let n = as_text(v).and_then(|s| s.trim().parse::<u32>().ok());
         if n.is_none() {
-            self.diags.error(at, line, format!("expected a whole number, got {}", render(v)));
+            self.diags.error(
+                at,
+                line,
+                format!("expected a whole number, got {}", render(v)),
+            );
         }
         n
     }
@@ -97,7 +100,11 @@ impl Reader<'_, '_> {
             _ => None,
         };
         if b.is_none() {
-            self.diags.error(&at.child(key), line, format!("expected true or false, got {}", render(&v)));
+            self.diags.error(
+                &at.child(key),
+                line,
+                format!("expected true or false, got {}", render(&v)),
+            );
         }
         b
     }
@@ -112,7 +119,8 @@ impl Reader<'_, '_> {
         let (v, line) = self.value(map, key, at)?;
         let at = at.child(key);
         let Value::Object(obj) = v else {
-            self.diags.error(&at, line, format!("expected a map, got {}", describe(&v)));
+            self.diags
+                .error(&at, line, format!("expected a map, got {}", describe(&v)));
             return None;
         };
         let mut out = std::collections::BTreeMap::new();
@@ -121,7 +129,7 @@ impl Reader<'_, '_> {
                 .get(key)
                 .and_then(|e| e.value.get(&k))
                 .map_or(line, |e| e.key_line);
-            if let Some(s) = self.to_string(v, line, &at.child(&k)) {
+            if let Some(s) = self.as_string(v, line, &at.child(&k)) {
                 out.insert(k, s);
             }
         }

@@ -75,7 +75,11 @@ pub(crate) fn queue(id: &str, props: &Node, name: &str, r: &mut Reader) -> Optio
         };
         if n < *min || n > *max {
             let line = props.get(key).map_or(0, |e| e.key_line);
-            r.diags.error(&at.child(key), line, format!("must be between {min} and {max}"));
+            r.diags.error(
+                &at.child(key),
+                line,
+                format!("must be between {min} and {max}"),
+            );
         }
         attributes.insert(key.to_string(), n.to_string());
     }
@@ -110,7 +114,10 @@ pub(crate) fn queue(id: &str, props: &Node, name: &str, r: &mut Reader) -> Optio
         let line = props.get("QueueName").map_or(0, |e| e.key_line);
         r.diags.error(&at.child("QueueName"), line, m);
     }
-    if r.diags.items[errors_before..].iter().any(|d| d.severity == crate::diag::Severity::Error) {
+    if r.diags.items[errors_before..]
+        .iter()
+        .any(|d| d.severity == crate::diag::Severity::Error)
+    {
         return None;
     }
     let ctx = r.scope.ctx;

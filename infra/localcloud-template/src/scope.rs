@@ -33,7 +33,10 @@ pub(crate) type Symbols = BTreeMap<String, Symbol>;
 pub(crate) enum ResolveError {
     /// Depends on a resource name or condition not computed yet.
     Pending(String),
-    Invalid { line: usize, message: String },
+    Invalid {
+        line: usize,
+        message: String,
+    },
 }
 
 type Resolved = Result<Option<Value>, ResolveError>;
@@ -93,7 +96,10 @@ impl Scope<'_> {
     pub fn string(&self, node: &Node) -> Result<String, ResolveError> {
         let v = self.value(node)?;
         as_text(&v).ok_or(()).or_else(|_| {
-            invalid(node.line, format!("expected a string, got {}", describe(&v)))
+            invalid(
+                node.line,
+                format!("expected a string, got {}", describe(&v)),
+            )
         })
     }
 
@@ -163,7 +169,10 @@ impl Scope<'_> {
             "AWS::URLSuffix" => s(&ctx.url_suffix),
             "AWS::StackId" => s(&ctx.arn(
                 "cloudformation",
-                &format!("stack/{}/00000000-0000-0000-0000-000000000000", ctx.stack_name),
+                &format!(
+                    "stack/{}/00000000-0000-0000-0000-000000000000",
+                    ctx.stack_name
+                ),
             )),
             "AWS::NotificationARNs" => Some(Some(Value::Array(Vec::new()))),
             "AWS::NoValue" => Some(None),
@@ -211,7 +220,7 @@ impl Scope<'_> {
             (ResKind::Queue, "QueueUrl") => ctx.queue_url(name),
             (ResKind::Table, "Arn") => ctx.arn("dynamodb", &format!("table/{name}")),
             (ResKind::Function, "Arn") => ctx.arn("lambda", &format!("function:{name}")),
-            (ResKind::HttpApi, "ApiEndpoint") => ctx.api_url(name),
+            (ResKind::HttpApi, "ApiEndpoint") => ctx.api_url(id, name),
             (ResKind::HttpApi, "ApiId") => name.to_string(),
             _ => {
                 return invalid(
@@ -312,7 +321,7 @@ impl Scope<'_> {
         }
         let source = self.string(source)?;
         Ok(Value::Array(
-            source.split(&delim).map(|s| Value::from(s)).collect(),
+            source.split(&delim).map(Value::from).collect(),
         ))
     }
 
@@ -335,10 +344,7 @@ impl Scope<'_> {
         }
         match node {
             Some(n) => self.value(n),
-            None => invalid(
-                arg.line,
-                format!("no mapping value at {}", keys.join(".")),
-            ),
+            None => invalid(arg.line, format!("no mapping value at {}", keys.join("."))),
         }
     }
 

@@ -33,7 +33,11 @@ const TABLE_IGNORED: &[&str] = &[
     "OnDemandThroughput",
 ];
 const SIMPLE_USED: &[&str] = &["TableName", "PrimaryKey", "ProvisionedThroughput"];
-const SIMPLE_IGNORED: &[&str] = &["Tags", "SSESpecification", "PointInTimeRecoverySpecification"];
+const SIMPLE_IGNORED: &[&str] = &[
+    "Tags",
+    "SSESpecification",
+    "PointInTimeRecoverySpecification",
+];
 /// Index properties that `CreateTable` does not take and the local cloud ignores.
 const INDEX_IGNORED: &[&str] = &[
     "ContributorInsightsSpecification",
@@ -47,9 +51,8 @@ pub(crate) fn table(id: &str, props: &Node, name: &str, r: &mut Reader) -> Optio
     let errors_before = r.diags.items.len();
     let mut body = Map::new();
     body.insert("TableName".into(), Value::from(name));
-    let fail = |r: &mut Reader, key: &str, line: usize, m: String| {
-        r.diags.error(&at.child(key), line, m)
-    };
+    let fail =
+        |r: &mut Reader, key: &str, line: usize, m: String| r.diags.error(&at.child(key), line, m);
     let attrs = r.value(props, "AttributeDefinitions", &at);
     let keys = r.value(props, "KeySchema", &at);
     match (&attrs, &keys) {
@@ -67,7 +70,12 @@ pub(crate) fn table(id: &str, props: &Node, name: &str, r: &mut Reader) -> Optio
                 Err(m) => fail(r, "KeySchema", *lk, m),
             }
         }
-        _ => fail(r, "KeySchema", 0, "KeySchema and AttributeDefinitions are required".into()),
+        _ => fail(
+            r,
+            "KeySchema",
+            0,
+            "KeySchema and AttributeDefinitions are required".into(),
+        ),
     }
     let mode = r
         .string(props, "BillingMode", &at)
@@ -75,7 +83,12 @@ pub(crate) fn table(id: &str, props: &Node, name: &str, r: &mut Reader) -> Optio
     let provisioned = mode == "PROVISIONED";
     if !provisioned && mode != "PAY_PER_REQUEST" {
         let line = props.get("BillingMode").map_or(0, |e| e.key_line);
-        fail(r, "BillingMode", line, format!("`{mode}` is not PROVISIONED or PAY_PER_REQUEST"));
+        fail(
+            r,
+            "BillingMode",
+            line,
+            format!("`{mode}` is not PROVISIONED or PAY_PER_REQUEST"),
+        );
     }
     body.insert("BillingMode".into(), Value::from(mode));
     let throughput = r.value(props, "ProvisionedThroughput", &at);
@@ -97,7 +110,8 @@ pub(crate) fn table(id: &str, props: &Node, name: &str, r: &mut Reader) -> Optio
         match indexes(&v, global, provisioned) {
             Ok((v, ignored)) => {
                 for k in ignored {
-                    r.diags.warn(&at.child(key).child(&k), line, "ignored by the local cloud");
+                    r.diags
+                        .warn(&at.child(key).child(&k), line, "ignored by the local cloud");
                 }
                 body.insert(key.into(), v);
             }
@@ -147,7 +161,10 @@ pub(crate) fn simple_table(id: &str, props: &Node, name: &str, r: &mut Reader) -
         "AttributeDefinitions".into(),
         json!([{"AttributeName": key_name, "AttributeType": key_type}]),
     );
-    body.insert("KeySchema".into(), json!([{"AttributeName": key_name, "KeyType": "HASH"}]));
+    body.insert(
+        "KeySchema".into(),
+        json!([{"AttributeName": key_name, "KeyType": "HASH"}]),
+    );
     match r.value(props, "ProvisionedThroughput", &at) {
         // SAM creates an on-demand table unless throughput is given.
         None => {
@@ -173,7 +190,8 @@ fn finish(
     r: &mut Reader,
 ) -> Option<Table> {
     if let Err(m) = check_table_name(name) {
-        r.diags.error(&At::resource(id).child("Properties.TableName"), 0, m);
+        r.diags
+            .error(&At::resource(id).child("Properties.TableName"), 0, m);
     }
     let failed = r.diags.items[errors_before..]
         .iter()
@@ -194,7 +212,9 @@ pub(crate) fn check_table_name(name: &str) -> Result<(), String> {
     if (3..=255).contains(&name.len()) && ok {
         Ok(())
     } else {
-        Err(format!("table name `{name}` must be 3 to 255 letters, digits, _ - or ."))
+        Err(format!(
+            "table name `{name}` must be 3 to 255 letters, digits, _ - or ."
+        ))
     }
 }
 
@@ -243,7 +263,10 @@ fn key_schema(v: &Value) -> Result<Value, String> {
         }
     }
     let types: Vec<_> = out.iter().map(|k| k["KeyType"].as_str()).collect();
-    if !matches!(types.as_slice(), [Some("HASH")] | [Some("HASH"), Some("RANGE")]) {
+    if !matches!(
+        types.as_slice(),
+        [Some("HASH")] | [Some("HASH"), Some("RANGE")]
+    ) {
         return Err("a key schema is one HASH key, optionally followed by one RANGE key".into());
     }
     Ok(Value::Array(out))
@@ -264,9 +287,9 @@ fn throughput_for(provisioned: bool, v: Option<&Value>) -> Result<Option<Value>,
                     .filter(|n| *n >= 1)
             };
             match (unit("ReadCapacityUnits"), unit("WriteCapacityUnits")) {
-                (Some(r), Some(w)) => {
-                    Ok(Some(json!({"ReadCapacityUnits": r, "WriteCapacityUnits": w})))
-                }
+                (Some(r), Some(w)) => Ok(Some(
+                    json!({"ReadCapacityUnits": r, "WriteCapacityUnits": w}),
+                )),
                 _ => Err("needs ReadCapacityUnits and WriteCapacityUnits of at least 1".into()),
             }
         }
@@ -280,7 +303,10 @@ fn indexes(v: &Value, global: bool, provisioned: bool) -> Result<(Value, Vec<Str
     let mut ignored = Vec::new();
     for ix in items {
         let obj = ix.as_object().ok_or("each index must be a map")?;
-        let name = obj.get("IndexName").and_then(as_text).ok_or("IndexName is required")?;
+        let name = obj
+            .get("IndexName")
+            .and_then(as_text)
+            .ok_or("IndexName is required")?;
         let mut index = Map::new();
         index.insert("IndexName".into(), Value::from(name.clone()));
         let keys = key_schema(obj.get("KeySchema").ok_or("KeySchema is required")?)?;
@@ -295,7 +321,12 @@ fn indexes(v: &Value, global: bool, provisioned: bool) -> Result<(Value, Vec<Str
             }
         }
         for k in obj.keys() {
-            let known = ["IndexName", "KeySchema", "Projection", "ProvisionedThroughput"];
+            let known = [
+                "IndexName",
+                "KeySchema",
+                "Projection",
+                "ProvisionedThroughput",
+            ];
             if INDEX_IGNORED.contains(&k.as_str()) {
                 ignored.push(k.clone());
             } else if !known.contains(&k.as_str()) || (!global && k == "ProvisionedThroughput") {
@@ -324,13 +355,20 @@ fn definitions_match_keys(body: &Map<String, Value>) -> Result<(), String> {
         .filter_map(|ix| ix.get("KeySchema"))
         .chain(body.get("KeySchema"));
     for keys in key_lists {
-        used.extend(keys.as_array().into_iter().flatten().filter_map(|k| k["AttributeName"].as_str()));
+        used.extend(
+            keys.as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|k| k["AttributeName"].as_str()),
+        );
     }
     if let Some(missing) = used.iter().find(|u| !defined.contains(u)) {
         return Err(format!("key attribute `{missing}` is not defined"));
     }
     if let Some(unused) = defined.iter().find(|d| !used.contains(d)) {
-        return Err(format!("attribute `{unused}` is defined but used by no key"));
+        return Err(format!(
+            "attribute `{unused}` is defined but used by no key"
+        ));
     }
     Ok(())
 }

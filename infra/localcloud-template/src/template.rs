@@ -86,8 +86,15 @@ fn read(root: &Node, ctx: &ResolveContext, diags: &mut Diags) -> Application {
         diags.error(&At::default(), root.line, "a template must be a map");
         return empty_app();
     };
-    for s in sections.iter().filter(|s| !SECTIONS.contains(&s.key.as_str())) {
-        diags.error(&At::section(&s.key), s.key_line, "section is not supported locally");
+    for s in sections
+        .iter()
+        .filter(|s| !SECTIONS.contains(&s.key.as_str()))
+    {
+        diags.error(
+            &At::section(&s.key),
+            s.key_line,
+            "section is not supported locally",
+        );
     }
     check_transform(root.get("Transform"), diags);
     let parameters = params::parameters(root.get("Parameters"), ctx, diags);
@@ -96,7 +103,8 @@ fn read(root: &Node, ctx: &ResolveContext, diags: &mut Diags) -> Application {
         .map(|p| (p.name.clone(), p.value.clone()))
         .collect();
     let mappings = root.get("Mappings").map(|e| &e.value);
-    let conditions = params::conditions(root.get("Conditions"), ctx, &param_values, mappings, diags);
+    let conditions =
+        params::conditions(root.get("Conditions"), ctx, &param_values, mappings, diags);
     let mut symbols = Symbols::new();
     let decls = {
         let scope = Scope {
@@ -109,13 +117,33 @@ fn read(root: &Node, ctx: &ResolveContext, diags: &mut Diags) -> Application {
         declarations(root, &scope, diags)
     };
     for d in &decls {
-        symbols.insert(d.id.to_string(), Symbol { kind: kind_of(&d.ty), name: None });
+        symbols.insert(
+            d.id.to_string(),
+            Symbol {
+                kind: kind_of(&d.ty),
+                name: None,
+            },
+        );
     }
     let globals = Globals::read(root.get("Globals"), diags);
     if decls.iter().any(uses_implicit_api) {
-        symbols.insert(IMPLICIT_API.to_string(), Symbol { kind: ResKind::HttpApi, name: None });
+        symbols.insert(
+            IMPLICIT_API.to_string(),
+            Symbol {
+                kind: ResKind::HttpApi,
+                name: None,
+            },
+        );
     }
-    name_resources(&decls, &mut symbols, ctx, &param_values, &conditions, mappings, diags);
+    name_resources(
+        &decls,
+        &mut symbols,
+        ctx,
+        &param_values,
+        &conditions,
+        mappings,
+        diags,
+    );
     let scope = Scope {
         ctx,
         params: &param_values,
@@ -123,7 +151,10 @@ fn read(root: &Node, ctx: &ResolveContext, diags: &mut Diags) -> Application {
         symbols: &symbols,
         mappings,
     };
-    let mut r = Reader { scope: &scope, diags };
+    let mut r = Reader {
+        scope: &scope,
+        diags,
+    };
     let mut app = build(&decls, &globals, &mut r);
     app.parameters = parameters;
     app.outputs = outputs(root.get("Outputs"), &app.http_apis, &mut r);
@@ -151,7 +182,10 @@ fn check_transform(transform: Option<&Entry>, diags: &mut Diags) {
         None => vec![t.value.text()],
     };
     for name in names.into_iter().filter(|n| *n != Some(SAM_TRANSFORM)) {
-        let m = format!("transform {} is not supported locally", name.unwrap_or("(not a name)"));
+        let m = format!(
+            "transform {} is not supported locally",
+            name.unwrap_or("(not a name)")
+        );
         diags.error(&At::section("Transform"), t.key_line, m);
     }
 }
@@ -206,7 +240,11 @@ fn kind_of(ty: &str) -> ResKind {
 /// Every resource whose condition holds, with its attributes checked.
 fn declarations<'t>(root: &'t Node, scope: &Scope, diags: &mut Diags) -> Vec<Decl<'t>> {
     let Some(resources) = root.get("Resources") else {
-        diags.error(&At::section("Resources"), root.line, "a template needs Resources");
+        diags.error(
+            &At::section("Resources"),
+            root.line,
+            "a template needs Resources",
+        );
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -235,25 +273,40 @@ fn declarations<'t>(root: &'t Node, scope: &Scope, diags: &mut Diags) -> Vec<Dec
                 }
             }
         }
-        let Some(ty) = e.value.get("Type").and_then(|t| t.value.text()) else {
+        let Some((ty, ty_line)) = e
+            .value
+            .get("Type")
+            .and_then(|t| Some((t.value.text()?, t.key_line)))
+        else {
             diags.error(&at.child("Type"), e.key_line, "a resource needs a Type");
             continue;
         };
         if let ResKind::Other(_) = kind_of(ty) {
             if IGNORED_TYPES.contains(&ty) {
-                diags.warn(&at.child("Type"), e.key_line, format!("{ty} is not created locally"));
+                diags.warn(
+                    &at.child("Type"),
+                    ty_line,
+                    format!("{ty} is not created locally"),
+                );
             } else {
                 let m = format!("resource type {ty} is not supported locally");
-                diags.error(&at.child("Type"), e.key_line, m);
+                diags.error(&at.child("Type"), ty_line, m);
             }
         }
         let props = match e.value.get("Properties") {
             Some(p) if p.value.map().is_some() => p.value.clone(),
             Some(p) => {
-                diags.error(&at.child("Properties"), p.key_line, "Properties must be a map");
+                diags.error(
+                    &at.child("Properties"),
+                    p.key_line,
+                    "Properties must be a map",
+                );
                 continue;
             }
-            None => Node { kind: Kind::Map(Vec::new()), line: e.key_line },
+            None => Node {
+                kind: Kind::Map(Vec::new()),
+                line: e.key_line,
+            },
         };
         out.push(Decl {
             id: &e.key,
@@ -268,13 +321,19 @@ fn declarations<'t>(root: &'t Node, scope: &Scope, diags: &mut Diags) -> Vec<Dec
 
 fn uses_implicit_api(d: &Decl) -> bool {
     d.ty == "AWS::Serverless::Function"
-        && d.props.get("Events").and_then(|e| e.value.map()).is_some_and(|events| {
-            events.iter().any(|ev| {
-                let ty = ev.value.get("Type").and_then(|t| t.value.text());
-                let api = ev.value.get("Properties").and_then(|p| p.value.get("ApiId"));
-                ty == Some("HttpApi") && api.is_none()
+        && d.props
+            .get("Events")
+            .and_then(|e| e.value.map())
+            .is_some_and(|events| {
+                events.iter().any(|ev| {
+                    let ty = ev.value.get("Type").and_then(|t| t.value.text());
+                    let api = ev
+                        .value
+                        .get("Properties")
+                        .and_then(|p| p.value.get("ApiId"));
+                    ty == Some("HttpApi") && api.is_none()
+                })
             })
-        })
 }
 
 /// The property holding a resource's physical name, and the generated default.
@@ -306,7 +365,7 @@ fn name_resources(
 ) {
     for (id, sym) in symbols.iter_mut() {
         if sym.kind == ResKind::HttpApi {
-            sym.name = Some(api::api_id(id));
+            sym.name = Some((ctx.api_id)(id));
         }
     }
     let mut pending: Vec<&Decl> = decls.iter().filter(|d| naming(d, ctx).is_some()).collect();
@@ -315,14 +374,23 @@ fn name_resources(
         let mut still = Vec::new();
         for d in pending {
             let (key, default, _) = naming(d, ctx).expect("filtered");
-            let scope = Scope { ctx, params, conditions, symbols, mappings };
+            let scope = Scope {
+                ctx,
+                params,
+                conditions,
+                symbols,
+                mappings,
+            };
             let entry = d.props.get(key);
             let result = match entry {
                 None => Ok(default.clone()),
                 Some(e) => scope.string(&e.value),
             };
             let fifo_suffix = |n: String| {
-                let fifo = d.props.get("FifoQueue").and_then(|f| scope.string(&f.value).ok());
+                let fifo = d
+                    .props
+                    .get("FifoQueue")
+                    .and_then(|f| scope.string(&f.value).ok());
                 match fifo.as_deref() {
                     Some("true") if entry.is_none() => format!("{n}.fifo"),
                     _ => n,
@@ -332,7 +400,11 @@ fn name_resources(
                 Ok(name) => named.push((d.id, fifo_suffix(name))),
                 Err(ResolveError::Pending(_)) => still.push(d),
                 Err(ResolveError::Invalid { line, message }) => {
-                    diags.error(&At::resource(d.id).child("Properties").child(key), line, message);
+                    diags.error(
+                        &At::resource(d.id).child("Properties").child(key),
+                        line,
+                        message,
+                    );
                     named.push((d.id, default));
                 }
             }
@@ -369,19 +441,25 @@ fn build(decls: &[Decl], globals: &Globals, r: &mut Reader) -> Application {
                     app.functions.push(f.function);
                 }
             }
-            "AWS::Serverless::HttpApi" => app.http_apis.extend(api::http_api(d.id, &props, false, r)),
+            "AWS::Serverless::HttpApi" => {
+                app.http_apis.extend(api::http_api(d.id, &props, false, r))
+            }
             "AWS::SQS::Queue" => queues.extend(queue::queue(d.id, &props, &name, r)),
             "AWS::DynamoDB::Table" => app.tables.extend(table::table(d.id, &props, &name, r)),
-            "AWS::Serverless::SimpleTable" => {
-                app.tables.extend(table::simple_table(d.id, &props, &name, r))
-            }
+            "AWS::Serverless::SimpleTable" => app
+                .tables
+                .extend(table::simple_table(d.id, &props, &name, r)),
             _ => {}
         }
     }
     if r.scope.symbols.contains_key(IMPLICIT_API) && !decls.iter().any(|d| d.id == IMPLICIT_API) {
-        let empty = Node { kind: Kind::Map(Vec::new()), line: 0 };
+        let empty = Node {
+            kind: Kind::Map(Vec::new()),
+            line: 0,
+        };
         let props = globals.http_api.as_ref().unwrap_or(&empty);
-        app.http_apis.extend(api::http_api(IMPLICIT_API, props, true, r));
+        app.http_apis
+            .extend(api::http_api(IMPLICIT_API, props, true, r));
     }
     api::attach_routes(&mut app.http_apis, routes, r.diags);
     app.queues = match queue::dependency_order(queues) {
@@ -398,13 +476,26 @@ fn build(decls: &[Decl], globals: &Globals, r: &mut Reader) -> Application {
     app
 }
 
-fn check_unique_names(functions: &[Function], tables: &[Table], queues: &[Queue], diags: &mut Diags) {
+fn check_unique_names(
+    functions: &[Function],
+    tables: &[Table],
+    queues: &[Queue],
+    diags: &mut Diags,
+) {
     let mut seen: BTreeMap<(&str, &str), &str> = BTreeMap::new();
     let all = functions
         .iter()
         .map(|f| ("function", f.name.as_str(), f.logical_id.as_str()))
-        .chain(tables.iter().map(|t| ("table", t.name.as_str(), t.logical_id.as_str())))
-        .chain(queues.iter().map(|q| ("queue", q.name.as_str(), q.logical_id.as_str())));
+        .chain(
+            tables
+                .iter()
+                .map(|t| ("table", t.name.as_str(), t.logical_id.as_str())),
+        )
+        .chain(
+            queues
+                .iter()
+                .map(|q| ("queue", q.name.as_str(), q.logical_id.as_str())),
+        );
     for (kind, name, id) in all {
         if let Some(other) = seen.insert((kind, name), id) {
             let m = format!("{kind} name `{name}` is also used by {other}");
@@ -422,9 +513,14 @@ fn outputs(section: Option<&Entry>, apis: &[HttpApi], r: &mut Reader) -> BTreeMa
         let known = ["Value", "Description", "Export", "Condition"];
         for k in e.value.map().unwrap_or_default() {
             if k.key == "Export" {
-                r.diags.warn(&at.child("Export"), k.key_line, "exports are ignored locally");
+                r.diags.warn(
+                    &at.child("Export"),
+                    k.key_line,
+                    "exports are ignored locally",
+                );
             } else if !known.contains(&k.key.as_str()) {
-                r.diags.error(&at.child(&k.key), k.key_line, "unknown output attribute");
+                r.diags
+                    .error(&at.child(&k.key), k.key_line, "unknown output attribute");
             }
         }
         if let Some(c) = e.value.get("Condition").and_then(|c| c.value.text()) {
@@ -441,11 +537,14 @@ fn outputs(section: Option<&Entry>, apis: &[HttpApi], r: &mut Reader) -> BTreeMa
                 out.insert(e.key.clone(), localise_api_urls(s, apis, r.scope.ctx));
             }
             Err(ResolveError::Invalid { message, line }) => {
-                r.diags.warn(&at, line, format!("not available locally: {message}"))
+                r.diags
+                    .warn(&at, line, format!("not available locally: {message}"))
             }
-            Err(ResolveError::Pending(what)) => {
-                r.diags.warn(&at, value.key_line, format!("not available locally: {what}"))
-            }
+            Err(ResolveError::Pending(what)) => r.diags.warn(
+                &at,
+                value.key_line,
+                format!("not available locally: {what}"),
+            ),
         }
     }
     out
@@ -454,5 +553,7 @@ fn outputs(section: Option<&Entry>, apis: &[HttpApi], r: &mut Reader) -> BTreeMa
 /// Rewrites `https://{api}.execute-api.{region}.{suffix}[/stage]` to the
 /// local endpoint of that API.
 fn localise_api_urls(s: String, apis: &[HttpApi], ctx: &ResolveContext) -> String {
-    apis.iter().fold(s, |s, api| s.replace(&ctx.aws_api_url(&api.api_id), &api.url))
+    apis.iter().fold(s, |s, api| {
+        s.replace(&ctx.aws_api_url(&api.api_id), &api.url)
+    })
 }

@@ -25,7 +25,10 @@ pub(crate) struct Node {
 pub(crate) enum Kind {
     /// `plain` scalars are typed by the YAML core schema (null, bool, numbers);
     /// quoted and block scalars are always strings.
-    Scalar { text: String, plain: bool },
+    Scalar {
+        text: String,
+        plain: bool,
+    },
     Seq(Vec<Node>),
     Map(Vec<Entry>),
 }
@@ -243,7 +246,10 @@ impl Builder {
     fn open(&mut self, frame: Frame) {
         if self.stack.len() >= MAX_DEPTH {
             let line = frame_line(&frame);
-            self.error(line, format!("document nested deeper than {MAX_DEPTH} levels"));
+            self.error(
+                line,
+                format!("document nested deeper than {MAX_DEPTH} levels"),
+            );
             return;
         }
         self.stack.push(frame);
@@ -423,7 +429,12 @@ mod tests {
     fn getatt_short_form_splits_at_first_dot() {
         let node = parse("x: !GetAtt Api.ApiEndpoint\n").unwrap();
         let (name, arg) = node.get("x").unwrap().value.intrinsic().unwrap();
-        let parts: Vec<_> = arg.seq().unwrap().iter().map(|n| n.text().unwrap()).collect();
+        let parts: Vec<_> = arg
+            .seq()
+            .unwrap()
+            .iter()
+            .map(|n| n.text().unwrap())
+            .collect();
         assert_eq!(name, "Fn::GetAtt");
         assert_eq!(parts, ["Api", "ApiEndpoint"]);
     }
