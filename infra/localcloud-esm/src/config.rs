@@ -134,14 +134,14 @@ mod tests {
 
     #[test]
     fn out_of_range_settings_are_rejected() {
-        let cases: Vec<Box<dyn Fn(&mut EsmConfig)>> = vec![
-            Box::new(|c| c.batch_size = 0),
-            Box::new(|c| c.batch_size = 10_001),
-            Box::new(|c| c.batch_size = 11),
-            Box::new(|c| c.maximum_batching_window = Duration::from_secs(301)),
-            Box::new(|c| c.maximum_concurrency = Some(1)),
-            Box::new(|c| c.maximum_concurrency = Some(1001)),
-            Box::new(|c| c.queue_arn = "orders".into()),
+        let cases: [fn(&mut EsmConfig); 7] = [
+            |c| c.batch_size = 0,
+            |c| c.batch_size = 10_001,
+            |c| c.batch_size = 11,
+            |c| c.maximum_batching_window = Duration::from_secs(301),
+            |c| c.maximum_concurrency = Some(1),
+            |c| c.maximum_concurrency = Some(1001),
+            |c| c.queue_arn = "orders".into(),
         ];
         for (i, tweak) in cases.iter().enumerate() {
             let mut config = EsmConfig::new("worker", ARN);

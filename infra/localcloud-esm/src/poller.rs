@@ -101,7 +101,8 @@ async fn assemble(
         };
         let max = (batch_size - batch.len()).min(MAX_PER_RECEIVE);
         let received = shared.queue.receive(&config.queue_arn, max, wait).await;
-        let received = record_receive(shared, received)?;
+        record_receive(shared, &received);
+        let received = received?;
         if received.is_empty() && batch.is_empty() {
             return Ok(batch);
         }
@@ -121,19 +122,15 @@ async fn assemble(
     Ok(batch)
 }
 
-fn record_receive(
-    shared: &Shared,
-    received: Result<Vec<QueueMessage>, AwsError>,
-) -> Result<Vec<QueueMessage>, AwsError> {
+fn record_receive(shared: &Shared, received: &Result<Vec<QueueMessage>, AwsError>) {
     let mut metrics = shared.metrics.lock();
     metrics.receive_calls += 1;
-    if let Ok(messages) = &received {
+    if let Ok(messages) = received {
         metrics.received_messages += messages.len() as u64;
         if messages.is_empty() {
             metrics.empty_receives += 1;
         }
     }
-    received
 }
 
 /// Invokes the function with `batch` and settles it; returns a non-zero
