@@ -140,3 +140,14 @@ pub fn empty_item() -> &'static Item {
     static EMPTY: std::sync::OnceLock<Item> = std::sync::OnceLock::new();
     EMPTY.get_or_init(Item::new)
 }
+
+/// A write whose condition failed still consumes write units for the item it
+/// read (AWS bills failed conditional writes).
+pub fn failed_write(old: Option<&Arc<Item>>) -> crate::capacity::Consumed {
+    let size = old.map_or(0, |o| item_size(o));
+    let units = crate::capacity::WriteUnits {
+        table: crate::capacity::write_units(size),
+        indexes: Vec::new(),
+    };
+    crate::capacity::Consumed::write(&units, 1.0)
+}

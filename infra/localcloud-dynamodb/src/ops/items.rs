@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::capacity::{read_units, Consumed, ReturnCapacity};
 use crate::error::{validation, DdbResult};
 use crate::ops::common::{
-    check_new_item, condition_failed, empty_item, expression_context, reject_legacy,
+    check_new_item, condition_failed, empty_item, expression_context, failed_write, reject_legacy,
     return_old_on_failure, Names, OutItem, ReturnValues, Values,
 };
 use crate::service::{decode, encode, DynamoDb};
@@ -127,11 +127,7 @@ pub fn put_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
         if let Some(condition) = &condition {
             if !condition.evaluate(old.as_deref().unwrap_or(empty_item()))? {
                 drop(state);
-                db.record(
-                    &table,
-                    "PutItem",
-                    &Consumed::write(&Default::default(), 0.0),
-                );
+                db.record(&table, "PutItem", &failed_write(old.as_ref()));
                 return Err(condition_failed(old.as_ref(), return_old));
             }
         }
@@ -189,11 +185,7 @@ pub fn delete_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
         if let Some(condition) = &condition {
             if !condition.evaluate(old.as_deref().unwrap_or(empty_item()))? {
                 drop(state);
-                db.record(
-                    &table,
-                    "DeleteItem",
-                    &Consumed::write(&Default::default(), 0.0),
-                );
+                db.record(&table, "DeleteItem", &failed_write(old.as_ref()));
                 return Err(condition_failed(old.as_ref(), return_old));
             }
         }
@@ -271,11 +263,7 @@ pub fn update_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
         if let Some(condition) = &condition {
             if !condition.evaluate(old.as_deref().unwrap_or(empty_item()))? {
                 drop(state);
-                db.record(
-                    &table,
-                    "UpdateItem",
-                    &Consumed::write(&Default::default(), 0.0),
-                );
+                db.record(&table, "UpdateItem", &failed_write(old.as_ref()));
                 return Err(condition_failed(old.as_ref(), return_old));
             }
         }
