@@ -1,0 +1,185 @@
+//! The same behaviours against the real `aws-sdk-dynamodb` adapters on the local
+//! cloud's DynamoDB, plus concurrency and API Gateway v2 event fixtures.
+
+mod common;
+
+use std::sync::Arc;
+
+use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+use common::Client;
+use conduit::store::dynamo::{create_tables, TableNames};
+use conduit::App;
+use http::Method;
+use localcloud_core::{serve_on_ephemeral_port, Dispatcher, ServerHandle};
+use localcloud_dynamodb::{DynamoDb, DynamoDbConfig};
+use serde_json::json;
+
+struct Local {
+    client: Client,
+    _server: ServerHandle,
+}
+
+/// A fresh emulator with the four tables, and a test client over DynamoDB stores.
+async fn local() -> Local {
+    let db = DynamoDb::new(DynamoDbConfig::default());
+    let server = serve_on_ephemeral_port(Arc::new(Dispatcher::new().with_json(db)))
+        .await
+        .expect("emulator starts");
+    let config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new("us-east-1"))
+        .endpoint_url(format!("http://{}", server.addr))
+        .credentials_provider(Credentials::new("AKIDLOCAL", "secret", None, None, "test"))
+        .build();
+    let sdk = aws_sdk_dynamodb::Client::from_conf(config);
+    let tables = TableNames::with_prefix("conduit");
+    create_tables(&sdk, &tables).await.expect("tables created");
+    let app = App::dynamo(sdk, &tables, common::tokens());
+    Local {
+        client: Client { app },
+        _server: server,
+    }
+}
+
+macro_rules! on_dynamodb {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[tokio::test]
+            async fn $name() {
+                let local = local().await;
+                common::scenarios::$name(&local.client).await;
+            }
+        )*
+    };
+}
+
+on_dynamodb!(
+    registration_returns_201_with_user_and_token,
+    registration_with_taken_username_or_email_is_409,
+    login_returns_user_and_wrong_password_is_401,
+    current_user_is_returned_for_a_valid_token,
+    update_user_changes_only_given_fields,
+    update_user_can_rename_and_change_password,
+    update_user_to_taken_email_is_409,
+    profile_of_unknown_user_is_404,
+    follow_and_unfollow_toggle_following,
+    follow_requires_auth_and_existing_user,
+    create_article_returns_201_with_full_article,
+    equal_titles_get_distinct_slugs,
+    get_unknown_article_is_404,
+    list_articles_is_newest_first_without_body_with_count,
+    list_articles_pages_with_offset_and_limit,
+    list_articles_filters_by_tag_author_and_favorited,
+    feed_shows_followed_authors_only,
+    feed_pages_across_several_authors,
+    update_article_keeps_tags_unless_given_and_empty_list_clears,
+    update_article_title_changes_slug,
+    only_the_author_may_update_or_delete_an_article,
+    delete_article_is_204_and_then_404,
+    favorite_and_unfavorite_update_count_idempotently,
+    favorite_requires_auth_and_existing_article,
+    comments_can_be_added_listed_and_deleted_by_their_author,
+    comment_errors_follow_the_spec,
+    tags_lists_each_used_tag_once,
+);
+
+#[tokio::test]
+async fn concurrent_registrations_with_one_email_let_exactly_one_win() {
+    // GIVEN two clients registering the same email at the same time
+    let local = local().await;
+    let c = &local.client;
+    let body = |name: &str| {
+        Some(json!({"user": {"username": name, "email": "same@example.com", "password": "pw"}}))
+    };
+    // WHEN both requests run concurrently
+    let (a, b) = tokio::join!(
+        c.call(Method::POST, "/api/users", None, body("first")),
+        c.call(Method::POST, "/api/users", None, body("second")),
+    );
+    // THEN one gets 201 and the other 409 on email
+    let mut statuses = [a.0, b.0];
+    statuses.sort();
+    assert_eq!(statuses, [201, 409], "{a:?} {b:?}");
+    let loser = if a.0 == 409 { a.1 } else { b.1 };
+    assert_eq!(loser["errors"]["email"][0], "has already been taken");
+}
+
+#[tokio::test]
+async fn fifty_concurrent_favorites_count_fifty() {
+    // GIVEN an article and 50 users
+    let local = local().await;
+    let c = &local.client;
+    let author = c.register("author").await;
+    let slug = c.article(&author, "Popular", &[]).await;
+    let mut tokens = Vec::new();
+    for i in 0..50 {
+        tokens.push(c.app.tokens.issue(&register_fast(c, i).await).unwrap());
+    }
+    // WHEN all favorite it at once
+    let path = format!("/api/articles/{slug}/favorite");
+    let calls = tokens
+        .iter()
+        .map(|t| c.call(Method::POST, &path, Some(t), None));
+    let results = futures::future::join_all(calls).await;
+    // THEN every call succeeds and the count is exactly 50
+    assert!(
+        results.iter().all(|(status, _)| *status == 200),
+        "{results:?}"
+    );
+    let (_, body) = c
+        .call(Method::GET, &format!("/api/articles/{slug}"), None, None)
+        .await;
+    assert_eq!(body["article"]["favoritesCount"], 50);
+}
+
+/// Registration hashes a password (slow in debug builds): insert users directly.
+async fn register_fast(c: &Client, i: usize) -> String {
+    let user = conduit::model::User {
+        id: format!("fan-{i}"),
+        username: format!("fan{i}"),
+        email: format!("fan{i}@example.com"),
+        password_hash: "unused".into(),
+        bio: None,
+        image: None,
+    };
+    c.app.users.create(&user).await.unwrap();
+    user.id
+}
+
+fn fixture(name: &str, token: &str) -> lambda_http::Request {
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    let raw = std::fs::read_to_string(path)
+        .unwrap()
+        .replace("{{TOKEN}}", token);
+    lambda_http::request::from_str(&raw).expect("valid API Gateway v2 event")
+}
+
+#[tokio::test]
+async fn api_gateway_v2_events_drive_the_handler() {
+    let local = local().await;
+    let app = &local.client.app;
+    // GIVEN a registration event without Content-Type
+    let resp = conduit::lambda::handler(app, fixture("apigw-v2-register-no-content-type.json", ""))
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 201);
+    let user: serde_json::Value = serde_json::from_slice(resp.body().as_ref()).unwrap();
+    let token = user["user"]["token"].as_str().unwrap();
+    // WHEN jake posts an article with a base64-encoded body
+    let resp = conduit::lambda::handler(app, fixture("apigw-v2-create-article-base64.json", token))
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 201);
+    // THEN listing by author through a query-string event finds it
+    let resp = conduit::lambda::handler(
+        app,
+        fixture("apigw-v2-list-articles-with-token.json", token),
+    )
+    .await
+    .unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.headers()["content-type"], "application/json");
+    let list: serde_json::Value = serde_json::from_slice(resp.body().as_ref()).unwrap();
+    assert_eq!(list["articlesCount"], 1);
+    assert_eq!(list["articles"][0]["slug"], "how-to-train-your-dragon");
+}
