@@ -12,6 +12,7 @@ mod prices;
 mod render;
 pub mod sources;
 mod usage;
+pub mod whatif;
 
 pub use cost::{
     cost, ratio, CostBreakdown, CostLine, CostOptions, CostRatio, Dominant, MonthlyCost,
