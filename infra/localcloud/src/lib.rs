@@ -1,1 +1,140 @@
-//! The local cloud: composes the emulated services behind one endpoint.
+//! The local cloud: every emulated service behind one endpoint
+//! (`127.0.0.1:4566` by default, like LocalStack's), started in-process by
+//! [`LocalCloud::start`] or from the command line by `localcloud serve`.
+//!
+//! The services live in their own crates (`localcloud-dynamodb`,
+//! `localcloud-sqs`, ...); this crate composes them, adds the admin endpoints
+//! (`/_localcloud/...`) and owns start-up and shutdown.
+
+mod admin;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use localcloud_core::{Dispatcher, ServerHandle};
+use localcloud_dynamodb::{DynamoDb, DynamoDbConfig};
+use localcloud_sqs::SqsService;
+
+pub use admin::Admin;
+
+/// Where the local cloud listens when nothing else is said: loopback only.
+pub const DEFAULT_BIND: &str = "127.0.0.1:4566";
+
+#[derive(Debug, Clone)]
+pub struct LocalCloudConfig {
+    /// Address to listen on; port 0 picks a free one.
+    pub bind: SocketAddr,
+    /// DynamoDB state is loaded from here at start (if the file exists) and
+    /// written back on [`LocalCloud::shutdown`].
+    pub state_file: Option<PathBuf>,
+    pub dynamodb: DynamoDbConfig,
+}
+
+impl Default for LocalCloudConfig {
+    fn default() -> Self {
+        Self {
+            bind: DEFAULT_BIND.parse().expect("valid default address"),
+            state_file: None,
+            dynamodb: DynamoDbConfig::default(),
+        }
+    }
+}
+
+impl LocalCloudConfig {
+    /// Loopback on a free port, no persistence: for tests.
+    pub fn ephemeral() -> Self {
+        Self {
+            bind: "127.0.0.1:0".parse().expect("valid address"),
+            ..Self::default()
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("cannot load the saved state from {path}: {source}")]
+    LoadState {
+        path: PathBuf,
+        source: localcloud_dynamodb::SnapshotError,
+    },
+}
+
+/// A running local cloud. Dropping it without [`LocalCloud::shutdown`] stops
+/// the listener but does not persist state.
+pub struct LocalCloud {
+    server: ServerHandle,
+    dynamodb: Arc<DynamoDb>,
+    sqs: Arc<SqsService>,
+    state_file: Option<PathBuf>,
+}
+
+impl LocalCloud {
+    pub async fn start(config: LocalCloudConfig) -> Result<Self, StartError> {
+        let listener = tokio::net::TcpListener::bind(config.bind)
+            .await
+            .map_err(|source| StartError::Bind {
+                addr: config.bind,
+                source,
+            })?;
+        let addr = listener.local_addr().map_err(|source| StartError::Bind {
+            addr: config.bind,
+            source,
+        })?;
+
+        let dynamodb = match &config.state_file {
+            Some(path) if path.exists() => DynamoDb::load_from(path, config.dynamodb.clone())
+                .map_err(|source| StartError::LoadState {
+                    path: path.clone(),
+                    source,
+                })?,
+            _ => DynamoDb::new(config.dynamodb.clone()),
+        };
+        let sqs = Arc::new(SqsService::new(format!("http://{addr}")));
+        let admin = Arc::new(Admin::new(dynamodb.clone(), sqs.clone()));
+        let dispatcher = Dispatcher::new()
+            .with_json(dynamodb.clone())
+            .with_json(sqs.clone())
+            .with_path(admin);
+        let server = localcloud_core::serve(listener, Arc::new(dispatcher))
+            .map_err(|source| StartError::Bind { addr, source })?;
+        Ok(Self {
+            server,
+            dynamodb,
+            sqs,
+            state_file: config.state_file,
+        })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.server.addr
+    }
+
+    /// The URL to give AWS SDKs as `AWS_ENDPOINT_URL`.
+    pub fn endpoint(&self) -> String {
+        format!("http://{}", self.server.addr)
+    }
+
+    pub fn dynamodb(&self) -> &Arc<DynamoDb> {
+        &self.dynamodb
+    }
+
+    pub fn sqs(&self) -> &Arc<SqsService> {
+        &self.sqs
+    }
+
+    /// Stops listening, waits for open requests, then persists state if a
+    /// state file was configured.
+    pub async fn shutdown(self) -> Result<(), localcloud_dynamodb::SnapshotError> {
+        self.server.shutdown().await;
+        if let Some(path) = &self.state_file {
+            self.dynamodb.save_to(path)?;
+        }
+        Ok(())
+    }
+}

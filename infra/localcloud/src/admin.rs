@@ -1,0 +1,102 @@
+//! Admin endpoints for tests and the bench driver:
+//! `GET /_localcloud/health`, `GET /_localcloud/metrics`, `POST /_localcloud/reset`.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use http::{Method, StatusCode};
+use localcloud_core::{HttpRequest, HttpResponse, PathService};
+use localcloud_dynamodb::DynamoDb;
+use localcloud_sqs::SqsService;
+use serde_json::json;
+
+pub const PREFIX: &str = "/_localcloud/";
+
+pub struct Admin {
+    dynamodb: Arc<DynamoDb>,
+    sqs: Arc<SqsService>,
+    started: std::time::Instant,
+}
+
+impl Admin {
+    pub fn new(dynamodb: Arc<DynamoDb>, sqs: Arc<SqsService>) -> Self {
+        Self {
+            dynamodb,
+            sqs,
+            started: std::time::Instant::now(),
+        }
+    }
+
+    /// Every counter the cost model and the bench driver read, in one document.
+    pub fn metrics(&self) -> serde_json::Value {
+        json!({
+            "dynamodb": self.dynamodb.metrics(),
+            "sqs": self.sqs.metrics(),
+            "process": process_cpu(),
+        })
+    }
+
+    /// Drops all tables and queues and zeroes every counter.
+    pub fn reset(&self) {
+        self.dynamodb.reset();
+        self.sqs.reset();
+    }
+}
+
+#[async_trait]
+impl PathService for Admin {
+    async fn handle(&self, request: HttpRequest) -> Result<HttpResponse, HttpRequest> {
+        let Some(action) = request.uri().path().strip_prefix(PREFIX) else {
+            return Err(request);
+        };
+        let response = match (request.method(), action) {
+            (&Method::GET, "health") => json_response(
+                StatusCode::OK,
+                json!({"status": "ok", "uptimeSeconds": self.started.elapsed().as_secs_f64(),
+                       "services": ["dynamodb", "sqs"]}),
+            ),
+            (&Method::GET, "metrics") => json_response(StatusCode::OK, self.metrics()),
+            (&Method::POST, "reset") => {
+                self.reset();
+                json_response(StatusCode::OK, json!({"reset": true}))
+            }
+            (_, "health" | "metrics" | "reset") => json_response(
+                StatusCode::METHOD_NOT_ALLOWED,
+                json!({"message": format!("{} is not allowed on {PREFIX}{action}", request.method())}),
+            ),
+            _ => json_response(
+                StatusCode::NOT_FOUND,
+                json!({"message": format!("no admin endpoint {PREFIX}{action}; try health, metrics or reset")}),
+            ),
+        };
+        Ok(response)
+    }
+}
+
+fn json_response(status: StatusCode, body: serde_json::Value) -> HttpResponse {
+    http::Response::builder()
+        .status(status)
+        .header("content-type", "application/json")
+        .body(Bytes::from(body.to_string()))
+        .expect("static response parts are valid")
+}
+
+/// CPU seconds this process has used (user, system), from /proc on Linux.
+fn process_cpu() -> serde_json::Value {
+    match read_own_cpu_seconds() {
+        Some((user, system)) => json!({"cpuUserSeconds": user, "cpuSystemSeconds": system}),
+        None => json!({}),
+    }
+}
+
+pub(crate) fn read_own_cpu_seconds() -> Option<(f64, f64)> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are 14 and 15.
+    let after = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = 100.0; // USER_HZ is 100 on every Linux the project targets
+    let user: f64 = fields.get(11)?.parse().ok()?;
+    let system: f64 = fields.get(12)?.parse().ok()?;
+    Some((user / ticks, system / ticks))
+}
