@@ -148,7 +148,7 @@ fn unsupported_key_conditions_get_aws_messages() {
     );
     assert_eq!(
         key_error("pk = :h AND pk = :h"),
-        "KeyConditionExpressions must only contain one condition per key"
+        "Invalid KeyConditionExpression: KeyConditionExpressions must only contain one condition per key"
     );
     assert_eq!(
         key_error("sk = :lo"),

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{ctx, item, value};
-use dynamodb_lang::{parse_update, ExpressionContext, Item};
+use dynamodb_lang::{parse_update, ExpressionContext, Item, Projection};
 use serde_json::{json, Value};
 
 fn sample() -> Item {
@@ -338,4 +338,20 @@ fn top_level_attributes_name_every_written_attribute() {
 fn parenthesised_set_values_parse() {
     let out = apply("SET tally = (tally + :one)", json!({":one": {"N": "1"}}));
     assert_eq!(out["tally"], value(json!({"N": "6"})));
+}
+
+#[test]
+fn target_paths_project_the_updated_attributes() {
+    let values = json!({":v": {"S": "w"}, ":one": {"N": "1"}});
+    let update = parse_update("SET doc.nest.w = :v ADD tally :one", &mut ctx(&[], values)).unwrap();
+    let mut updated = sample();
+    update.apply(&mut updated).unwrap();
+    let new_values = Projection {
+        paths: update.target_paths(),
+    }
+    .apply(&updated);
+    assert_eq!(
+        serde_json::to_value(&new_values).unwrap(),
+        json!({"doc": {"M": {"nest": {"M": {"w": {"S": "w"}}}}}, "tally": {"N": "6"}})
+    );
 }

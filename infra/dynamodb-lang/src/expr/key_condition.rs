@@ -82,7 +82,8 @@ pub fn parse_key_condition(
     for c in conjuncts {
         let (name, condition) = key_part(c)?;
         if keyed.iter().any(|(n, _)| *n == name) {
-            return Err(ExprError::new(
+            return Err(ExprError::invalid(
+                ExpressionKind::KeyCondition,
                 "KeyConditionExpressions must only contain one condition per key",
             ));
         }

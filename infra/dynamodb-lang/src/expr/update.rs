@@ -246,6 +246,13 @@ impl UpdateExpression {
         Ok(())
     }
 
+    /// The document paths the update writes or removes, in expression order. They
+    /// never overlap, so `Projection { paths }` of the old and new item gives
+    /// `ReturnValues` `UPDATED_OLD` / `UPDATED_NEW`.
+    pub fn target_paths(&self) -> Vec<DocumentPath> {
+        self.actions.iter().map(|a| a.path().clone()).collect()
+    }
+
     /// Top-level attribute names the update writes, to protect key attributes.
     pub fn top_level_attributes(&self) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
