@@ -75,6 +75,11 @@ pub(crate) fn function(
             format!("PackageType {t} is not supported locally"),
         );
     }
+    if !valid_function_name(name) {
+        let m = format!("function name `{name}` must be 1 to 64 letters, digits, - or _");
+        r.diags
+            .error(&at.child("FunctionName"), line_of("FunctionName"), m);
+    }
     let runtime = r.string(props, "Runtime", &at).unwrap_or_default();
     if !RUNTIMES.contains(&runtime.as_str()) {
         let m = format!(
@@ -164,14 +169,97 @@ fn architecture(props: &Node, at: &At, r: &mut Reader) -> String {
     }
 }
 
+/// Keys Lambda reserves for itself (it rejects a function that sets them).
+const RESERVED_VARIABLES: &[&str] = &[
+    "_HANDLER",
+    "_X_AMZN_TRACE_ID",
+    "AWS_DEFAULT_REGION",
+    "AWS_REGION",
+    "AWS_EXECUTION_ENV",
+    "AWS_LAMBDA_FUNCTION_NAME",
+    "AWS_LAMBDA_FUNCTION_MEMORY_SIZE",
+    "AWS_LAMBDA_FUNCTION_VERSION",
+    "AWS_LAMBDA_INITIALIZATION_TYPE",
+    "AWS_LAMBDA_LOG_GROUP_NAME",
+    "AWS_LAMBDA_LOG_STREAM_NAME",
+    "AWS_ACCESS_KEY",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_LAMBDA_RUNTIME_API",
+    "LAMBDA_TASK_ROOT",
+    "LAMBDA_RUNTIME_DIR",
+];
+
+/// `Environment.Variables`, resolved as a whole (it may be an `Fn::If`);
+/// values become strings as CloudFormation renders them.
 fn environment(props: &Node, at: &At, r: &mut Reader) -> BTreeMap<String, String> {
-    let Some(env) = props.get("Environment") else {
-        return BTreeMap::new();
+    let mut out = BTreeMap::new();
+    let Some((env, line)) = r.value(props, "Environment", at) else {
+        return out;
     };
     let at = at.child("Environment");
-    check_keys(&env.value, &["Variables"], &[], &at, r.diags);
-    r.string_map(&env.value, "Variables", &at)
-        .unwrap_or_default()
+    let node = props.get("Environment").map(|e| &e.value);
+    // The line of a key under Environment when it is written out literally.
+    let line_of = |path: &[&str]| {
+        let mut n = node;
+        let mut l = line;
+        for key in path {
+            let e = n.and_then(|n| n.get(key));
+            l = e.map_or(l, |e| e.key_line);
+            n = e.map(|e| &e.value);
+        }
+        l
+    };
+    let Value::Object(env) = env else {
+        r.diags.error(&at, line, "expected a map with Variables");
+        return out;
+    };
+    for key in env.keys().filter(|k| *k != "Variables") {
+        r.diags.error(
+            &at.child(key),
+            line_of(&[key]),
+            "property is not supported locally",
+        );
+    }
+    let at = at.child("Variables");
+    let vars = match env.get("Variables") {
+        None => return out,
+        Some(Value::Object(vars)) => vars,
+        Some(_) => {
+            r.diags
+                .error(&at, line_of(&["Variables"]), "expected a map");
+            return out;
+        }
+    };
+    for (key, value) in vars {
+        let line = line_of(&["Variables", key]);
+        if RESERVED_VARIABLES.contains(&key.as_str()) {
+            r.diags
+                .error(&at.child(key), line, "Lambda reserves this variable name");
+        } else if !valid_variable_name(key) {
+            r.diags
+                .error(&at.child(key), line, "not a valid variable name");
+        }
+        if let Some(v) = r.as_string(value.clone(), line, &at.child(key)) {
+            out.insert(key.clone(), v);
+        }
+    }
+    out
+}
+
+fn valid_function_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// Lambda: a letter, then letters, digits or underscores.
+fn valid_variable_name(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 fn policies(props: &Node, at: &At, r: &mut Reader) -> Vec<policy::Policy> {
@@ -182,6 +270,12 @@ fn policies(props: &Node, at: &At, r: &mut Reader) -> Vec<policy::Policy> {
     let mut out = Vec::new();
     for item in policy::items(&entry.value) {
         match r.scope.resolve(item) {
+            // An intrinsic (`Fn::If`) may stand for the whole list.
+            Ok(Some(Value::Array(list))) => {
+                for v in list {
+                    out.extend(policy::policy(v, item.line, &at, r.diags));
+                }
+            }
             Ok(Some(v)) => out.extend(policy::policy(v, item.line, &at, r.diags)),
             Ok(None) => {}
             Err(e) => r.report(&at, item.line, e),

@@ -224,7 +224,7 @@ pub(crate) fn conditions(
             let result = match scope.eval_condition(&e.value) {
                 Ok(b) => Some(b),
                 Err(ResolveError::Pending(_)) => None,
-                Err(ResolveError::Invalid { line, message }) => {
+                Err(ResolveError::Invalid { line, message, .. }) => {
                     diags.error(&At::resource(&e.key), line, message);
                     Some(false)
                 }

@@ -11,6 +11,10 @@ use crate::yaml::{Entry, Node};
 /// Reports properties the local cloud ignores (warnings) and the ones it does
 /// not know (errors). `used` are read by the caller.
 pub(crate) fn check_keys(map: &Node, used: &[&str], ignored: &[&str], at: &At, diags: &mut Diags) {
+    // An intrinsic (`Fn::If`, ...) is checked once resolved, by the caller.
+    if map.intrinsic().is_some() {
+        return;
+    }
     for e in map.map().unwrap_or_default() {
         let key = e.key.as_str();
         if ignored.contains(&key) {
@@ -34,7 +38,16 @@ impl Reader<'_, '_> {
     /// Records a resolution failure at its place.
     pub fn report(&mut self, at: &At, fallback_line: usize, err: ResolveError) {
         match err {
-            ResolveError::Invalid { line, message } => self.diags.error(at, line, message),
+            ResolveError::Invalid {
+                line,
+                message,
+                path,
+            } if path.is_empty() => self.diags.error(at, line, message),
+            ResolveError::Invalid {
+                line,
+                message,
+                path,
+            } => self.diags.error(&at.child(&path), line, message),
             ResolveError::Pending(what) => self.diags.error(
                 at,
                 fallback_line,
@@ -107,33 +120,6 @@ impl Reader<'_, '_> {
             );
         }
         b
-    }
-
-    /// A map of strings (numbers and booleans become their text).
-    pub fn string_map(
-        &mut self,
-        map: &Node,
-        key: &str,
-        at: &At,
-    ) -> Option<std::collections::BTreeMap<String, String>> {
-        let (v, line) = self.value(map, key, at)?;
-        let at = at.child(key);
-        let Value::Object(obj) = v else {
-            self.diags
-                .error(&at, line, format!("expected a map, got {}", describe(&v)));
-            return None;
-        };
-        let mut out = std::collections::BTreeMap::new();
-        for (k, v) in obj {
-            let line = map
-                .get(key)
-                .and_then(|e| e.value.get(&k))
-                .map_or(line, |e| e.key_line);
-            if let Some(s) = self.as_string(v, line, &at.child(&k)) {
-                out.insert(k, s);
-            }
-        }
-        Some(out)
     }
 }
 

@@ -74,7 +74,7 @@ pub(crate) fn queue(id: &str, props: &Node, name: &str, r: &mut Reader) -> Optio
             continue;
         };
         if n < *min || n > *max {
-            let line = props.get(key).map_or(0, |e| e.key_line);
+            let line = props.get(key).map_or(props.line, |e| e.key_line);
             r.diags.error(
                 &at.child(key),
                 line,
@@ -111,7 +111,7 @@ pub(crate) fn queue(id: &str, props: &Node, name: &str, r: &mut Reader) -> Optio
         attributes.insert("RedriveAllowPolicy".to_string(), doc);
     }
     if let Err(m) = check_name(name, fifo) {
-        let line = props.get("QueueName").map_or(0, |e| e.key_line);
+        let line = props.get("QueueName").map_or(props.line, |e| e.key_line);
         r.diags.error(&at.child("QueueName"), line, m);
     }
     if r.diags.items[errors_before..]
@@ -132,7 +132,7 @@ pub(crate) fn queue(id: &str, props: &Node, name: &str, r: &mut Reader) -> Optio
 
 fn fifo_only(fifo: bool, props: &Node, key: &str, at: &At, diags: &mut Diags) {
     if !fifo {
-        let line = props.get(key).map_or(0, |e| e.key_line);
+        let line = props.get(key).map_or(props.line, |e| e.key_line);
         diags.error(&at.child(key), line, "only valid for FIFO queues");
     }
 }

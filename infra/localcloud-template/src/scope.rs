@@ -36,7 +36,31 @@ pub(crate) enum ResolveError {
     Invalid {
         line: usize,
         message: String,
+        /// Keys from the resolved node down to the failing one, dotted.
+        path: String,
     },
+}
+
+impl ResolveError {
+    /// The same error, one key further from the resolved node's root.
+    fn under(self, key: &str) -> ResolveError {
+        match self {
+            ResolveError::Invalid {
+                line,
+                message,
+                path,
+            } => ResolveError::Invalid {
+                line,
+                message,
+                path: if path.is_empty() {
+                    key.to_string()
+                } else {
+                    format!("{key}.{path}")
+                },
+            },
+            pending => pending,
+        }
+    }
 }
 
 type Resolved = Result<Option<Value>, ResolveError>;
@@ -45,6 +69,7 @@ fn invalid<T>(line: usize, message: impl Into<String>) -> Result<T, ResolveError
     Err(ResolveError::Invalid {
         line,
         message: message.into(),
+        path: String::new(),
     })
 }
 
@@ -76,7 +101,8 @@ impl Scope<'_> {
             Kind::Map(entries) => {
                 let mut out = serde_json::Map::new();
                 for e in entries {
-                    if let Some(v) = self.resolve(&e.value)? {
+                    let v = self.resolve(&e.value).map_err(|err| err.under(&e.key))?;
+                    if let Some(v) = v {
                         out.insert(e.key.clone(), v);
                     }
                 }

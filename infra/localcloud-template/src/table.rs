@@ -73,7 +73,7 @@ pub(crate) fn table(id: &str, props: &Node, name: &str, r: &mut Reader) -> Optio
         _ => fail(
             r,
             "KeySchema",
-            0,
+            props.line,
             "KeySchema and AttributeDefinitions are required".into(),
         ),
     }
@@ -82,7 +82,7 @@ pub(crate) fn table(id: &str, props: &Node, name: &str, r: &mut Reader) -> Optio
         .unwrap_or_else(|| "PROVISIONED".to_string());
     let provisioned = mode == "PROVISIONED";
     if !provisioned && mode != "PAY_PER_REQUEST" {
-        let line = props.get("BillingMode").map_or(0, |e| e.key_line);
+        let line = props.get("BillingMode").map_or(props.line, |e| e.key_line);
         fail(
             r,
             "BillingMode",
@@ -123,11 +123,12 @@ pub(crate) fn table(id: &str, props: &Node, name: &str, r: &mut Reader) -> Optio
     }
     if body.contains_key("AttributeDefinitions") && body.contains_key("KeySchema") {
         if let Err(m) = definitions_match_keys(&body) {
-            let line = attrs.as_ref().map_or(0, |(_, l)| *l);
+            let line = attrs.as_ref().map_or(props.line, |(_, l)| *l);
             fail(r, "AttributeDefinitions", line, m);
         }
     }
     let ttl_attribute = ttl(props, &at, r);
+    check_name(props, name, &at, r);
     finish(id, name, body, ttl_attribute, errors_before, r)
 }
 
@@ -178,6 +179,7 @@ pub(crate) fn simple_table(id: &str, props: &Node, name: &str, r: &mut Reader) -
             Err(m) => r.diags.error(&at.child("ProvisionedThroughput"), line, m),
         },
     }
+    check_name(props, name, &at, r);
     finish(id, name, body, None, errors_before, r)
 }
 
@@ -189,10 +191,6 @@ fn finish(
     errors_before: usize,
     r: &mut Reader,
 ) -> Option<Table> {
-    if let Err(m) = check_table_name(name) {
-        r.diags
-            .error(&At::resource(id).child("Properties.TableName"), 0, m);
-    }
     let failed = r.diags.items[errors_before..]
         .iter()
         .any(|d| d.severity == Severity::Error);
@@ -203,6 +201,13 @@ fn finish(
         create_table: Value::Object(body),
         ttl_attribute,
     })
+}
+
+fn check_name(props: &Node, name: &str, at: &At, r: &mut Reader) {
+    if let Err(m) = check_table_name(name) {
+        let line = props.get("TableName").map_or(props.line, |e| e.key_line);
+        r.diags.error(&at.child("TableName"), line, m);
+    }
 }
 
 pub(crate) fn check_table_name(name: &str) -> Result<(), String> {

@@ -9,7 +9,7 @@ use crate::context::ResolveContext;
 use crate::diag::{At, Diags, TemplateError};
 use crate::events::IMPLICIT_API;
 use crate::function::{self, merge_globals};
-use crate::model::{Application, Function, HttpApi, Queue, Table};
+use crate::model::{Application, HttpApi, Queue};
 use crate::params;
 use crate::props::Reader;
 use crate::queue;
@@ -190,6 +190,57 @@ fn check_transform(transform: Option<&Entry>, diags: &mut Diags) {
     }
 }
 
+/// What SAM accepts under `Globals.Function`, `Globals.HttpApi` and
+/// `Globals.SimpleTable` (samtranslator's globals plugin).
+const GLOBAL_FUNCTION_KEYS: &[&str] = &[
+    "Handler",
+    "Runtime",
+    "CodeUri",
+    "DeadLetterQueue",
+    "Description",
+    "MemorySize",
+    "Timeout",
+    "VpcConfig",
+    "Environment",
+    "Tags",
+    "PropagateTags",
+    "Tracing",
+    "KmsKeyArn",
+    "AutoPublishAlias",
+    "AutoPublishAliasAllProperties",
+    "Layers",
+    "DeploymentPreference",
+    "RolePath",
+    "PermissionsBoundary",
+    "ReservedConcurrentExecutions",
+    "ProvisionedConcurrencyConfig",
+    "AssumeRolePolicyDocument",
+    "EventInvokeConfig",
+    "FileSystemConfigs",
+    "CodeSigningConfigArn",
+    "Architectures",
+    "SnapStart",
+    "EphemeralStorage",
+    "FunctionUrlConfig",
+    "RuntimeManagementConfig",
+    "LoggingConfig",
+    "RecursiveLoop",
+    "SourceKMSKeyArn",
+];
+const GLOBAL_HTTP_API_KEYS: &[&str] = &[
+    "Auth",
+    "AccessLogSettings",
+    "StageVariables",
+    "Tags",
+    "PropagateTags",
+    "RouteSettings",
+    "FailOnWarnings",
+    "Domain",
+    "CorsConfiguration",
+    "DefaultRouteSettings",
+];
+const GLOBAL_SIMPLE_TABLE_KEYS: &[&str] = &["SSESpecification", "PointInTimeRecoverySpecification"];
+
 /// The `Globals` sections that apply to resources the local cloud creates.
 #[derive(Default)]
 struct Globals {
@@ -202,16 +253,25 @@ impl Globals {
     fn read(section: Option<&Entry>, diags: &mut Diags) -> Globals {
         let mut g = Globals::default();
         for e in section.and_then(|s| s.value.map()).unwrap_or_default() {
-            let slot = match e.key.as_str() {
-                "Function" => &mut g.function,
-                "HttpApi" => &mut g.http_api,
-                "SimpleTable" => &mut g.simple_table,
+            let (slot, allowed) = match e.key.as_str() {
+                "Function" => (&mut g.function, GLOBAL_FUNCTION_KEYS),
+                "HttpApi" => (&mut g.http_api, GLOBAL_HTTP_API_KEYS),
+                "SimpleTable" => (&mut g.simple_table, GLOBAL_SIMPLE_TABLE_KEYS),
                 _ => {
                     let at = At::section("Globals").child(&e.key);
                     diags.warn(&at, e.key_line, "no resource here uses these globals");
                     continue;
                 }
             };
+            let at = At::section("Globals").child(&e.key);
+            let Some(keys) = e.value.map() else {
+                diags.error(&at, e.key_line, "must be a map");
+                continue;
+            };
+            for k in keys.iter().filter(|k| !allowed.contains(&k.key.as_str())) {
+                let m = "SAM does not accept this property in Globals";
+                diags.error(&at.child(&k.key), k.key_line, m);
+            }
             *slot = Some(e.value.clone());
         }
         g
@@ -259,6 +319,19 @@ fn declarations<'t>(root: &'t Node, scope: &Scope, diags: &mut Diags) -> Vec<Dec
                 diags.warn(&at.child(&a.key), a.key_line, "ignored by the local cloud");
             } else if !RESOURCE_KEYS.contains(&a.key.as_str()) {
                 diags.error(&at.child(&a.key), a.key_line, "unknown resource attribute");
+            }
+        }
+        if let Some(d) = e.value.get("DependsOn") {
+            let names: Vec<&Node> = match d.value.seq() {
+                Some(items) => items.iter().collect(),
+                None => vec![&d.value],
+            };
+            for n in names {
+                let known = n.text().is_some_and(|t| resources.value.get(t).is_some());
+                if !known {
+                    let m = "DependsOn must name resources of this template";
+                    diags.error(&at.child("DependsOn"), n.line, m);
+                }
             }
         }
         if let Some(c) = e.value.get("Condition") {
@@ -399,7 +472,7 @@ fn name_resources(
             match result {
                 Ok(name) => named.push((d.id, fifo_suffix(name))),
                 Err(ResolveError::Pending(_)) => still.push(d),
-                Err(ResolveError::Invalid { line, message }) => {
+                Err(ResolveError::Invalid { line, message, .. }) => {
                     diags.error(
                         &At::resource(d.id).child("Properties").child(key),
                         line,
@@ -462,44 +535,45 @@ fn build(decls: &[Decl], globals: &Globals, r: &mut Reader) -> Application {
             .extend(api::http_api(IMPLICIT_API, props, true, r));
     }
     api::attach_routes(&mut app.http_apis, routes, r.diags);
+    let lines: BTreeMap<&str, usize> = decls.iter().map(|d| (d.id, d.line)).collect();
     app.queues = match queue::dependency_order(queues) {
         Ok(q) => q,
         Err(cycle) => {
             for id in cycle {
                 let at = At::resource(&id).child("Properties.RedrivePolicy");
-                r.diags.error(&at, 0, "dead-letter queues form a cycle");
+                let line = lines.get(id.as_str()).copied().unwrap_or(0);
+                r.diags.error(&at, line, "dead-letter queues form a cycle");
             }
             Vec::new()
         }
     };
-    check_unique_names(&app.functions, &app.tables, &app.queues, r.diags);
+    check_unique_names(&app, &lines, r.diags);
     app
 }
 
-fn check_unique_names(
-    functions: &[Function],
-    tables: &[Table],
-    queues: &[Queue],
-    diags: &mut Diags,
-) {
+/// Two resources of one kind with one physical name would be one resource
+/// on AWS (the stack fails); locally they would silently share state.
+fn check_unique_names(app: &Application, lines: &BTreeMap<&str, usize>, diags: &mut Diags) {
     let mut seen: BTreeMap<(&str, &str), &str> = BTreeMap::new();
-    let all = functions
+    let all = app
+        .functions
         .iter()
         .map(|f| ("function", f.name.as_str(), f.logical_id.as_str()))
         .chain(
-            tables
+            app.tables
                 .iter()
                 .map(|t| ("table", t.name.as_str(), t.logical_id.as_str())),
         )
         .chain(
-            queues
+            app.queues
                 .iter()
                 .map(|q| ("queue", q.name.as_str(), q.logical_id.as_str())),
         );
     for (kind, name, id) in all {
         if let Some(other) = seen.insert((kind, name), id) {
             let m = format!("{kind} name `{name}` is also used by {other}");
-            diags.error(&At::resource(id), 0, m);
+            let line = lines.get(id).copied().unwrap_or(0);
+            diags.error(&At::resource(id), line, m);
         }
     }
 }
@@ -536,7 +610,7 @@ fn outputs(section: Option<&Entry>, apis: &[HttpApi], r: &mut Reader) -> BTreeMa
             Ok(s) => {
                 out.insert(e.key.clone(), localise_api_urls(s, apis, r.scope.ctx));
             }
-            Err(ResolveError::Invalid { message, line }) => {
+            Err(ResolveError::Invalid { message, line, .. }) => {
                 r.diags
                     .warn(&at, line, format!("not available locally: {message}"))
             }

@@ -110,3 +110,31 @@ fn missing_file_is_an_io_error() {
     let err = localcloud_template::load("/nonexistent/template.yaml", &ctx()).unwrap_err();
     assert!(matches!(err, TemplateError::Io { .. }));
 }
+
+#[test]
+fn depends_on_must_name_template_resources() {
+    let errs = errors(
+        "Resources:
+  Q:
+    Type: AWS::SQS::Queue
+    DependsOn: [Ghost]
+",
+    );
+    assert_eq!(find(&errs, "DependsOn").line, 5);
+}
+
+#[test]
+fn two_resources_with_one_physical_name_are_an_error_at_the_second() {
+    let errs = errors(
+        "Resources:
+  A:
+    Type: AWS::SQS::Queue
+    Properties: {QueueName: jobs}
+  B:
+    Type: AWS::SQS::Queue
+    Properties: {QueueName: jobs}
+",
+    );
+    let e = find(&errs, "queue name `jobs` is also used by A");
+    assert_eq!((e.logical_id.as_deref(), e.line), (Some("B"), 6));
+}

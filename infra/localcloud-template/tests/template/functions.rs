@@ -369,3 +369,63 @@ fn out_of_range_settings_are_errors() {
     assert_eq!(find(&errs, "one architecture").line, 9);
     assert_eq!(find(&errs, "Properties.Layers").line, 10);
 }
+
+#[test]
+fn environment_may_be_chosen_by_a_condition() {
+    let app = load(
+        "Conditions:
+  Yes: !Equals [a, a]
+Resources:
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      Runtime: provided.al2023
+      Environment: !If [Yes, {Variables: {MODE: on}}, !Ref AWS::NoValue]
+      Policies: !If [Yes, [SQSPollerPolicy: {QueueName: jobs}], []]
+",
+    );
+    let f = app.function("Fn").unwrap();
+    assert_eq!(f.environment["MODE"], "on");
+    assert!(f
+        .actions_on(&Target::Queue("jobs".into()))
+        .contains(&"sqs:ReceiveMessage"));
+}
+
+#[test]
+fn reserved_and_malformed_variable_names_are_errors() {
+    let errs = errors(
+        "Resources:
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      Runtime: provided.al2023
+      Environment:
+        Variables:
+          AWS_REGION: eu-west-1
+          9LIVES: x
+          OK: [not, a, string]
+",
+    );
+    assert_eq!(find(&errs, "Lambda reserves").line, 9);
+    assert_eq!(find(&errs, "not a valid variable name").line, 10);
+    assert_eq!(find(&errs, "expected a string, got a list").line, 11);
+}
+
+#[test]
+fn globals_reject_what_sam_does_not_accept_there() {
+    let errs = errors(
+        "Globals:
+  Function:
+    Policies: [AWSLambdaBasicExecutionRole]
+Resources:
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      Runtime: provided.al2023
+      FunctionName: not a valid name
+",
+    );
+    let g = find(&errs, "in Globals");
+    assert_eq!((g.path.as_str(), g.line), ("Globals.Function.Policies", 4));
+    assert_eq!(find(&errs, "function name `not a valid name`").line, 10);
+}

@@ -218,7 +218,7 @@ fn unsupported_intrinsic_is_reported_at_its_line() {
     let e = find(&errs, "Fn::ImportValue");
     assert_eq!(e.line, 15);
     assert_eq!(e.logical_id.as_deref(), Some("Fn"));
-    assert_eq!(e.path, "Properties.Environment.Variables");
+    assert_eq!(e.path, "Properties.Environment.Variables.B");
 }
 
 #[test]
