@@ -89,7 +89,8 @@ async fn supervise(shared: Arc<Shared>, mut stop: watch::Receiver<bool>) {
     let mut pollers = JoinSet::new();
     let mut spawned = 0;
     let mut last = shared.metrics.lock().clone();
-    let mut ticks = tokio::time::interval(SCALING_INTERVAL);
+    let first = tokio::time::Instant::now() + SCALING_INTERVAL;
+    let mut ticks = tokio::time::interval_at(first, SCALING_INTERVAL);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let target = scaler.target();

@@ -13,6 +13,10 @@ pub struct EsmMetrics {
     /// `ReceiveMessage` calls, each a billed SQS request.
     pub receive_calls: u64,
     pub empty_receives: u64,
+    /// Receives that returned fewer messages than asked for, and receives
+    /// that had to wait for messages: the signs that there is no backlog.
+    pub short_receives: u64,
+    pub waited_receives: u64,
     pub received_messages: u64,
     /// Batches handed to the function, and the messages in them.
     pub batches: u64,
@@ -53,6 +57,8 @@ impl EsmMetrics {
         Activity {
             batches: self.batches.saturating_sub(earlier.batches),
             empty_receives: self.empty_receives.saturating_sub(earlier.empty_receives),
+            short_receives: self.short_receives.saturating_sub(earlier.short_receives),
+            waited_receives: self.waited_receives.saturating_sub(earlier.waited_receives),
             throttles: self
                 .throttled_invokes
                 .saturating_sub(earlier.throttled_invokes),

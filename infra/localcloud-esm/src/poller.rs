@@ -22,6 +22,8 @@ pub const LONG_POLL: Duration = Duration::from_secs(20);
 pub const MAX_BATCH_BYTES: usize = 6 * 1024 * 1024;
 /// SQS returns at most 10 messages per `ReceiveMessage`.
 const MAX_PER_RECEIVE: usize = 10;
+/// A receive slower than this waited for messages: there was no backlog.
+const WAITED: Duration = Duration::from_millis(50);
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
@@ -100,8 +102,9 @@ async fn assemble(
             },
         };
         let max = (batch_size - batch.len()).min(MAX_PER_RECEIVE);
+        let started = Instant::now();
         let received = shared.queue.receive(&config.queue_arn, max, wait).await;
-        record_receive(shared, &received);
+        record_receive(shared, &received, max, started.elapsed());
         let received = received?;
         if received.is_empty() && batch.is_empty() {
             return Ok(batch);
@@ -122,14 +125,19 @@ async fn assemble(
     Ok(batch)
 }
 
-fn record_receive(shared: &Shared, received: &Result<Vec<QueueMessage>, AwsError>) {
+fn record_receive(
+    shared: &Shared,
+    received: &Result<Vec<QueueMessage>, AwsError>,
+    asked: usize,
+    took: Duration,
+) {
     let mut metrics = shared.metrics.lock();
     metrics.receive_calls += 1;
     if let Ok(messages) = received {
         metrics.received_messages += messages.len() as u64;
-        if messages.is_empty() {
-            metrics.empty_receives += 1;
-        }
+        metrics.empty_receives += u64::from(messages.is_empty());
+        metrics.short_receives += u64::from(messages.len() < asked);
+        metrics.waited_receives += u64::from(took >= WAITED);
     }
 }
 

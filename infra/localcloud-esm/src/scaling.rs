@@ -2,6 +2,8 @@
 //! standard queues: start with 5 concurrent batches; while messages remain,
 //! add up to 300 per minute; at most 1,000 (or `MaximumConcurrency`); when
 //! traffic is low, go back to 5, and without `MaximumConcurrency` down to 2.
+//! "Messages remain" is read as: batches ran, and no receive came back short
+//! (fewer messages than asked) or had to wait for messages.
 //! Throttled invocations shrink the pool (our choice of "backs off": one
 //! poller fewer per throttle, never below 1).
 
@@ -17,7 +19,18 @@ pub const SCALE_UP_PER_MINUTE: u32 = 300;
 pub struct Activity {
     pub batches: u64,
     pub empty_receives: u64,
+    pub short_receives: u64,
+    pub waited_receives: u64,
     pub throttles: u64,
+}
+
+impl Activity {
+    fn backlog(&self) -> bool {
+        self.batches > 0
+            && self.empty_receives == 0
+            && self.short_receives == 0
+            && self.waited_receives == 0
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,7 +72,7 @@ impl Scaler {
         self.target = if activity.throttles > 0 {
             let shrink = u32::try_from(activity.throttles).unwrap_or(u32::MAX);
             self.target.saturating_sub(shrink).max(1)
-        } else if busy && activity.empty_receives == 0 {
+        } else if activity.backlog() {
             (self.target.max(self.active_floor) + step).min(self.cap)
         } else if busy {
             self.target.max(self.active_floor)
@@ -147,6 +160,23 @@ mod tests {
             scaler.tick(idle(), SECOND);
         }
         assert_eq!(scaler.target(), 5);
+    }
+
+    #[test]
+    fn batches_with_short_or_waiting_receives_do_not_scale_up() {
+        let mut scaler = Scaler::new(None);
+        let trickle = Activity {
+            batches: 5,
+            short_receives: 1,
+            ..Activity::default()
+        };
+        let waited = Activity {
+            batches: 5,
+            waited_receives: 1,
+            ..Activity::default()
+        };
+        assert_eq!(scaler.tick(trickle, SECOND), 5);
+        assert_eq!(scaler.tick(waited, SECOND), 5);
     }
 
     #[test]
