@@ -72,6 +72,28 @@ async fn batching_window_gathers_several_receives_into_one_batch() {
 }
 
 #[tokio::test]
+async fn batches_stay_under_the_6_mb_payload_limit_without_losing_messages() {
+    // GIVEN twelve 1 MB messages (SQS accepts up to 1 MiB) and batches of up to 10
+    let queue = FakeQueue::new(Duration::from_secs(10), None);
+    let body = "x".repeat(1_000_000);
+    let ids: Vec<String> = (0..12).map(|_| queue.send(&body)).collect();
+    let worker = FakeWorker::succeeding(Duration::ZERO);
+    let mut config = config();
+    config.maximum_batching_window = Duration::from_millis(200);
+    config.maximum_concurrency = Some(2);
+
+    // WHEN the mapping drains the queue
+    let handle = start(config, queue.clone(), worker.clone()).unwrap();
+    assert!(eventually(SETTLE, || queue.len() == 0).await);
+    handle.shutdown().await;
+
+    // THEN no batch went over 6 MB (six such messages) and each message ran once
+    let sizes = worker.batch_sizes();
+    assert!(sizes.iter().all(|&n| n <= 6), "{sizes:?}");
+    assert!(ids.iter().all(|id| worker.delivered(id) == 1));
+}
+
+#[tokio::test]
 async fn a_lone_message_waits_for_the_batching_window() {
     let queue = FakeQueue::new(Duration::from_secs(5), None);
     let worker = FakeWorker::succeeding(Duration::ZERO);
