@@ -307,3 +307,27 @@ fn keywords_are_case_insensitive() {
         v
     ));
 }
+
+#[test]
+fn expressions_over_4_kb_are_rejected() {
+    let long = format!("a = :v{}", " OR a = :v".repeat(410));
+    assert_eq!(
+        error(&long, json!({":v": {"N": "1"}})),
+        format!(
+            "Invalid ConditionExpression: Expression size has exceeded the maximum allowed size; expression size: {}",
+            long.len()
+        )
+    );
+}
+
+#[test]
+fn deep_nesting_is_a_syntax_error_not_a_crash() {
+    let v = json!({":v": {"N": "1"}});
+    let deep_parens = format!("{}a = :v{}", "(".repeat(2000), ")".repeat(2000));
+    assert!(error(&deep_parens, v.clone()).contains("Syntax error"));
+    let deep_not = format!("{}a = :v", "NOT ".repeat(1000));
+    assert!(error(&deep_not, v.clone()).contains("Syntax error"));
+    // Ten alternating levels are fine.
+    let nested = format!("{}age <> :v{}", "NOT (".repeat(10), ")".repeat(10));
+    assert!(holds(&nested, v));
+}

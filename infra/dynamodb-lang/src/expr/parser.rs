@@ -101,7 +101,12 @@ pub(crate) struct Parser<'a> {
     toks: Vec<Token>,
     pos: usize,
     keywords: &'static [&'static str],
+    depth: usize,
 }
+
+/// Deepest nesting of parentheses and NOT accepted; deeper input is a syntax error at
+/// the token that goes too deep (a guard against stack exhaustion).
+const MAX_DEPTH: usize = 64;
 
 impl<'a> Parser<'a> {
     pub fn for_condition(src: &'a str) -> Self {
@@ -122,7 +127,12 @@ impl<'a> Parser<'a> {
             toks: tokenize(src),
             pos: 0,
             keywords,
+            depth: 0,
         }
+    }
+
+    pub fn source_len(&self) -> usize {
+        self.src.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -218,49 +228,58 @@ impl<'a> Parser<'a> {
     fn not(&mut self) -> PResult<RawCond> {
         if self.at_keyword("NOT") {
             self.advance();
-            let inner = self.not()?;
+            let inner = self.nested(Self::not)?;
             return Ok(RawCond::Not(Box::new(inner)));
         }
         self.primary()
     }
 
-    /// `(` starts either a parenthesised condition or a parenthesised operand; try the
-    /// condition first and fall back, reporting whichever attempt got further.
-    fn primary(&mut self) -> PResult<RawCond> {
-        if *self.peek() != Tok::LParen {
-            return self.comparison();
+    /// Runs a rule one nesting level deeper.
+    fn nested<T>(&mut self, rule: fn(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.depth >= MAX_DEPTH {
+            return self.error();
         }
-        let start = self.pos;
-        let grouped = self.grouped_condition();
-        match grouped {
-            Ok(cond) if !self.starts_comparison_tail() => Ok(cond),
-            other => {
-                let grouped_err = other.err();
-                self.pos = start;
-                match self.comparison() {
-                    Ok(cond) => Ok(cond),
-                    Err(e) => match grouped_err {
-                        Some(g) if g.pos > e.pos => Err(g),
-                        _ => Err(e),
-                    },
+        self.depth += 1;
+        let result = rule(self);
+        self.depth -= 1;
+        result
+    }
+
+    /// `(` starts either a parenthesised condition or a parenthesised operand: it is an
+    /// operand when a comparison follows its matching `)`. Deciding by lookahead keeps
+    /// parsing linear however deeply parentheses nest.
+    fn primary(&mut self) -> PResult<RawCond> {
+        if *self.peek() == Tok::LParen && !self.group_is_operand() {
+            self.grouped_condition()
+        } else {
+            self.comparison()
+        }
+    }
+
+    fn group_is_operand(&self) -> bool {
+        let mut depth = 0usize;
+        for (i, token) in self.toks.iter().enumerate().skip(self.pos) {
+            match token.tok {
+                Tok::LParen => depth += 1,
+                Tok::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let next = &self.toks[(i + 1).min(self.toks.len() - 1)].tok;
+                        return starts_comparison_tail(next);
+                    }
                 }
+                Tok::Eof => return false,
+                _ => {}
             }
         }
+        false
     }
 
     fn grouped_condition(&mut self) -> PResult<RawCond> {
         self.expect(Tok::LParen)?;
-        let inner = self.or()?;
+        let inner = self.nested(Self::or)?;
         self.expect(Tok::RParen)?;
         Ok(RawCond::Parens(Box::new(inner)))
-    }
-
-    fn starts_comparison_tail(&self) -> bool {
-        matches!(
-            self.peek(),
-            Tok::Eq | Tok::Ne | Tok::Lt | Tok::Le | Tok::Gt | Tok::Ge
-        ) || self.at_keyword("BETWEEN")
-            || self.at_keyword("IN")
     }
 
     fn comparison(&mut self) -> PResult<RawCond> {
@@ -315,7 +334,7 @@ impl<'a> Parser<'a> {
         match self.peek().clone() {
             Tok::LParen => {
                 self.advance();
-                let inner = self.operand()?;
+                let inner = self.nested(Self::operand)?;
                 self.expect(Tok::RParen)?;
                 Ok(RawOperand::Parens(Box::new(inner)))
             }
@@ -328,7 +347,7 @@ impl<'a> Parser<'a> {
             {
                 self.advance();
                 self.advance();
-                let args = self.operand_list()?;
+                let args = self.nested(Self::operand_list)?;
                 self.expect(Tok::RParen)?;
                 Ok(RawOperand::Call(name, args))
             }
@@ -459,6 +478,14 @@ impl<'a> Parser<'a> {
         self.expect_end()?;
         Ok(paths)
     }
+}
+
+fn starts_comparison_tail(tok: &Tok) -> bool {
+    matches!(
+        tok,
+        Tok::Eq | Tok::Ne | Tok::Lt | Tok::Le | Tok::Gt | Tok::Ge
+    ) || tok.is_keyword("BETWEEN")
+        || tok.is_keyword("IN")
 }
 
 #[cfg(test)]

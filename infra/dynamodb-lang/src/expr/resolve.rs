@@ -371,6 +371,9 @@ fn scalar_text(v: &AttributeValue) -> String {
     }
 }
 
+/// AWS caps every expression string at 4 KB.
+const MAX_EXPRESSION_BYTES: usize = 4096;
+
 pub(crate) fn syntax<'a, T>(
     kind: ExpressionKind,
     mut p: Parser<'a>,
@@ -378,6 +381,15 @@ pub(crate) fn syntax<'a, T>(
 ) -> Result<T, ExprError> {
     if p.is_empty() {
         return Err(ExprError::invalid(kind, "The expression can not be empty;"));
+    }
+    if p.source_len() > MAX_EXPRESSION_BYTES {
+        return Err(ExprError::invalid(
+            kind,
+            format!(
+                "Expression size has exceeded the maximum allowed size; expression size: {}",
+                p.source_len()
+            ),
+        ));
     }
     rule(&mut p).map_err(|e| ExprError::invalid(kind, p.message(e)))
 }
