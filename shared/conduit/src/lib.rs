@@ -8,6 +8,7 @@ pub mod http;
 pub mod lambda;
 pub mod model;
 pub mod resources;
+pub mod seed;
 pub mod store;
 
 pub use app::App;

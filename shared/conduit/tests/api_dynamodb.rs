@@ -16,6 +16,7 @@ use serde_json::json;
 
 struct Local {
     client: Client,
+    sdk: aws_sdk_dynamodb::Client,
     _server: ServerHandle,
 }
 
@@ -34,9 +35,10 @@ async fn local() -> Local {
     let sdk = aws_sdk_dynamodb::Client::from_conf(config);
     let tables = TableNames::with_prefix("conduit");
     create_tables(&sdk, &tables).await.expect("tables created");
-    let app = App::dynamo(sdk, &tables, common::tokens());
+    let app = App::dynamo(sdk.clone(), &tables, common::tokens());
     Local {
         client: Client { app },
+        sdk,
         _server: server,
     }
 }
@@ -182,4 +184,109 @@ async fn api_gateway_v2_events_drive_the_handler() {
     let list: serde_json::Value = serde_json::from_slice(resp.body().as_ref()).unwrap();
     assert_eq!(list["articlesCount"], 1);
     assert_eq!(list["articles"][0]["slug"], "how-to-train-your-dragon");
+}
+
+#[tokio::test]
+async fn seeded_data_is_served_like_data_written_through_the_api() {
+    use conduit::seed::{generate, Sizes, SEED_PASSWORD};
+    // GIVEN a small seeded data set loaded with BatchWriteItem
+    let local = local().await;
+    let c = &local.client;
+    let sizes = Sizes {
+        users: 30,
+        articles: 120,
+        comments: 200,
+        follows_per_user: 5,
+        favorites_per_user: 6,
+    };
+    let hash = conduit::auth::hash_password(SEED_PASSWORD).unwrap();
+    let data = generate(sizes, 9, &hash, conduit::model::Timestamp::now());
+    let sdk = local.sdk.clone();
+    let loader =
+        conduit::store::dynamo::BulkLoader::new(sdk, TableNames::with_prefix("conduit"), 8);
+    loader.users(&data.users).await.unwrap();
+    loader.follows(&data.follows).await.unwrap();
+    loader
+        .articles(&data.articles, &data.favorites)
+        .await
+        .unwrap();
+    loader.comments(&data.comments).await.unwrap();
+
+    // WHEN a seeded user logs in with the documented password
+    let (status, body) = c
+        .call(
+            Method::POST,
+            "/api/users/login",
+            None,
+            Some(json!({"user": {"email": "user0@seed.conduit.local", "password": SEED_PASSWORD}})),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let token = body["user"]["token"].as_str().unwrap().to_owned();
+
+    // THEN counts, favorites and comments match what was generated
+    let (_, list) = c
+        .call(Method::GET, "/api/articles?limit=5", Some(&token), None)
+        .await;
+    assert_eq!(list["articlesCount"], 120);
+    let newest = data
+        .articles
+        .iter()
+        .max_by_key(|a| (a.created_at, a.id.clone()))
+        .unwrap();
+    assert_eq!(list["articles"][0]["slug"], newest.slug.as_str());
+    let fav_index = data.favorites[0].0;
+    let favorited = &data.articles[fav_index];
+    let expected = data
+        .favorites
+        .iter()
+        .filter(|(i, _)| *i == fav_index)
+        .count();
+    let (_, one) = c
+        .call(
+            Method::GET,
+            &format!("/api/articles/{}", favorited.slug),
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(one["article"]["favoritesCount"], expected);
+    let commented = &data.comments[0].article_id;
+    let slug = &data
+        .articles
+        .iter()
+        .find(|a| &a.id == commented)
+        .unwrap()
+        .slug;
+    let expected = data
+        .comments
+        .iter()
+        .filter(|cm| &cm.article_id == commented)
+        .count();
+    let (_, comments) = c
+        .call(
+            Method::GET,
+            &format!("/api/articles/{slug}/comments"),
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(comments["comments"].as_array().unwrap().len(), expected);
+    let (_, feed) = c
+        .call(Method::GET, "/api/articles/feed", Some(&token), None)
+        .await;
+    let followees: Vec<&String> = data
+        .follows
+        .iter()
+        .filter(|(f, _)| f == "seed-user-0")
+        .map(|(_, e)| e)
+        .collect();
+    let expected = data
+        .articles
+        .iter()
+        .filter(|a| followees.contains(&&a.author_id))
+        .count();
+    assert_eq!(feed["articlesCount"], expected);
+    let (_, tags) = c.call(Method::GET, "/api/tags", None, None).await;
+    assert!(!tags["tags"].as_array().unwrap().is_empty());
 }

@@ -123,6 +123,37 @@ fn from_item(item: &Item) -> StoreResult<Article> {
     })
 }
 
+/// The article, its slug and its listing entries, for bulk loading (counters apart).
+pub(super) fn items_for_new_article(a: &Article) -> Vec<Item> {
+    let mut guard = slug_key(&a.slug);
+    guard.insert("articleId".into(), s(&a.id));
+    let mut items = vec![
+        to_item(a),
+        guard,
+        entry("LIST#ALL", a.created_at, &a.id),
+        entry(&author_list(&a.author_id), a.created_at, &a.id),
+    ];
+    items.extend(
+        a.tags
+            .iter()
+            .map(|t| entry(&tag_list(t), a.created_at, &a.id)),
+    );
+    items
+}
+
+/// A favorite's marker and listing entry, for bulk loading (counters apart).
+pub(super) fn items_for_favorite(a: &Article, user: &str) -> Vec<Item> {
+    vec![
+        favorite_key(&a.id, user),
+        entry(&fav_list(user), a.created_at, &a.id),
+    ]
+}
+
+/// A counter with its final value: `ALL`, `TAG#t`, `AUTHOR#u` or `FAV#u`.
+pub(super) fn counter_item(name: &str, value: i64) -> Item {
+    key(&[("pk", s("COUNT")), ("sk", s(name)), ("n", n(value))])
+}
+
 /// Index entries and counter moves for adding (+1) or removing (-1) tags.
 fn tag_actions(
     t: &str,

@@ -33,6 +33,17 @@ fn comment_key(article: &str, id: i64) -> Item {
     key(&[("articleId", s(article)), ("id", n(id))])
 }
 
+pub(super) fn to_item(c: &Comment) -> Item {
+    let mut item = comment_key(&c.article_id, c.id);
+    item.extend(key(&[
+        ("authorId", s(&c.author_id)),
+        ("body", s(&c.body)),
+        ("createdAt", n(c.created_at.millis())),
+        ("updatedAt", n(c.updated_at.millis())),
+    ]));
+    item
+}
+
 impl DynamoComments {
     pub fn new(client: Client, table: &str) -> Self {
         Self {
@@ -77,13 +88,7 @@ impl CommentStore for DynamoComments {
                 created_at: now,
                 updated_at: now,
             };
-            let mut item = comment_key(article, comment.id);
-            item.extend(key(&[
-                ("authorId", s(author)),
-                ("body", s(body)),
-                ("createdAt", n(now.millis())),
-                ("updatedAt", n(now.millis())),
-            ]));
+            let item = to_item(&comment);
             let sent = self
                 .client
                 .put_item()

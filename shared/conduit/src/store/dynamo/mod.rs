@@ -3,6 +3,7 @@
 //! consistent read on the base table; no GSI is used, so nothing lags.
 
 mod articles;
+mod bulk;
 mod comments;
 mod follows;
 mod items;
@@ -12,6 +13,7 @@ mod users;
 use std::sync::Arc;
 
 pub use articles::DynamoArticles;
+pub use bulk::BulkLoader;
 pub use comments::DynamoComments;
 pub use follows::DynamoFollows;
 pub use tables::{create_tables, TableNames};

@@ -59,6 +59,15 @@ fn guard(pk: String, id: &str) -> Item {
     key(&[("pk", s(pk)), ("userId", s(id))])
 }
 
+/// Everything `create` writes, for bulk loading into an empty table.
+pub(super) fn items_for_new_user(user: &User) -> Vec<Item> {
+    vec![
+        to_item(user),
+        guard(username_pk(&user.username), &user.id),
+        guard(email_pk(&user.email), &user.id),
+    ]
+}
+
 impl DynamoUsers {
     pub fn new(client: Client, table: &str) -> Self {
         Self {
