@@ -27,6 +27,9 @@ pub struct HttpApiConfig {
     pub timeout: Duration,
     #[serde(default)]
     pub stage_variables: BTreeMap<String, String>,
+    /// The id `Ref` gives in the template; derived from `name` when absent.
+    #[serde(default)]
+    pub api_id: Option<String>,
 }
 
 /// `GET /api/articles/{slug}` -> function; method `ANY` matches every method;
@@ -36,6 +39,9 @@ pub struct RouteConfig {
     pub method: String,
     pub path: String,
     pub function: String,
+    /// The integration's `TimeoutInMillis`; the API's `timeout` when absent.
+    #[serde(default, with = "opt_millis", skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<Duration>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -63,12 +69,16 @@ impl HttpApiConfig {
             payload_format: default_payload_format(),
             timeout: default_timeout(),
             stage_variables: BTreeMap::new(),
+            api_id: None,
         }
     }
 
-    /// The ten-character id AWS would assign, derived from the name so that a
-    /// restarted local cloud keeps its URLs' identity.
+    /// The configured id, or the ten-character id AWS would assign, derived
+    /// from the name so that a restarted local cloud keeps its identity.
     pub fn api_id(&self) -> String {
+        if let Some(id) = &self.api_id {
+            return id.clone();
+        }
         const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
         // FNV-1a: stable across runs and Rust versions, unlike DefaultHasher.
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
@@ -92,7 +102,13 @@ impl RouteConfig {
             method: method.to_string(),
             path: path.to_string(),
             function: function.to_string(),
+            timeout: None,
         }
+    }
+
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
     }
 
     /// The route key as AWS prints it: `GET /pets/{id}` or `$default`.
@@ -131,6 +147,23 @@ mod millis {
     }
 }
 
+mod opt_millis {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_some(&(d.as_millis() as u64)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        Option::<u64>::deserialize(d).map(|ms| ms.map(Duration::from_millis))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +179,13 @@ mod tests {
             .bytes()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()));
         assert_ne!(a.api_id(), b.api_id());
+    }
+
+    #[test]
+    fn configured_api_id_wins_over_the_derived_one() {
+        let mut config = HttpApiConfig::new("ConduitApi", vec![]);
+        config.api_id = Some("abc123defg".into());
+        assert_eq!(config.api_id(), "abc123defg");
     }
 
     #[test]

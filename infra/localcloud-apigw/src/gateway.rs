@@ -44,10 +44,14 @@ impl HttpApi {
                 format: config.payload_format.clone(),
             });
         }
-        if config.timeout < Duration::from_millis(50) || config.timeout > MAX_INTEGRATION_TIMEOUT {
-            return Err(ConfigError::Timeout {
-                api: config.name.clone(),
-            });
+        let timeouts =
+            std::iter::once(config.timeout).chain(config.routes.iter().filter_map(|r| r.timeout));
+        for timeout in timeouts {
+            if timeout < Duration::from_millis(50) || timeout > MAX_INTEGRATION_TIMEOUT {
+                return Err(ConfigError::Timeout {
+                    api: config.name.clone(),
+                });
+            }
         }
         let routes = RouteTable::new(&config.name, &config.routes)?;
         let api_id = config.api_id();
@@ -121,7 +125,8 @@ impl HttpApi {
             payload,
             format!("apigw:{}", self.config.name),
         );
-        let result = tokio::time::timeout(self.config.timeout, self.invoker.invoke(invoke)).await;
+        let timeout = route.timeout.unwrap_or(self.config.timeout);
+        let result = tokio::time::timeout(timeout, self.invoker.invoke(invoke)).await;
         integration_response(result)
     }
 }

@@ -4,6 +4,7 @@
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashSet};
+use std::time::Duration;
 
 use crate::config::{ConfigError, RouteConfig};
 use crate::text::percent_decode;
@@ -37,6 +38,7 @@ struct Route {
     method: Option<String>,
     segments: Vec<Segment>,
     function: String,
+    timeout: Option<Duration>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -51,6 +53,8 @@ pub struct RouteMatch<'a> {
     pub route_key: &'a str,
     pub function: &'a str,
     pub path_parameters: BTreeMap<String, String>,
+    /// The route's integration timeout, when it has its own.
+    pub timeout: Option<Duration>,
 }
 
 impl RouteTable {
@@ -94,12 +98,14 @@ impl RouteTable {
                 route_key: &route.key,
                 function: &route.function,
                 path_parameters,
+                timeout: route.timeout,
             });
         }
         self.default.as_ref().map(|route| RouteMatch {
             route_key: &route.key,
             function: &route.function,
             path_parameters: BTreeMap::new(),
+            timeout: route.timeout,
         })
     }
 }
@@ -154,6 +160,7 @@ fn parse_route(api: &str, config: &RouteConfig) -> Result<Route, ConfigError> {
             method: None,
             segments: Vec::new(),
             function: config.function.clone(),
+            timeout: config.timeout,
         });
     }
     let Some(rest) = config.path.strip_prefix('/') else {
@@ -169,6 +176,7 @@ fn parse_route(api: &str, config: &RouteConfig) -> Result<Route, ConfigError> {
         method,
         segments,
         function: config.function.clone(),
+        timeout: config.timeout,
     })
 }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use common::{api, api_with, get, ok, FakeLambda};
-use localcloud_apigw::MAX_PAYLOAD_BYTES;
+use localcloud_apigw::{HttpApi, HttpApiConfig, RouteConfig, MAX_PAYLOAD_BYTES};
 use localcloud_core::{Handler, HttpResponse, InvokeError, InvokeResponse};
 
 fn body_json(response: &HttpResponse) -> serde_json::Value {
@@ -102,6 +102,35 @@ async fn integration_slower_than_the_timeout_is_503_service_unavailable() {
     assert!(elapsed >= Duration::from_millis(100), "{elapsed:?}");
     assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
     assert_eq!(gateway.metrics().timeouts, 1);
+}
+
+#[tokio::test]
+async fn a_route_timeout_overrides_the_api_timeout() {
+    // GIVEN a 2 s API timeout but a 100 ms integration timeout on the route
+    let lambda = FakeLambda::slow(Duration::from_secs(5), "{}");
+    let route = RouteConfig::new("GET", "/slow", "f").with_timeout(Duration::from_millis(100));
+    let mut config = HttpApiConfig::new("Api", vec![route]);
+    config.timeout = Duration::from_secs(2);
+    let gateway = HttpApi::new(config, lambda).unwrap();
+
+    // WHEN the route is called
+    let started = std::time::Instant::now();
+    let response = gateway.call(get("/slow").body(Bytes::new()).unwrap()).await;
+
+    // THEN the route's timeout applied
+    assert_eq!(response.status(), 503);
+    assert!(started.elapsed() < Duration::from_secs(1));
+}
+
+#[test]
+fn timeouts_outside_50_ms_to_30_s_are_rejected() {
+    let lambda = FakeLambda::answering("{}");
+    let route = RouteConfig::new("GET", "/a", "f").with_timeout(Duration::from_secs(31));
+    let result = HttpApi::new(HttpApiConfig::new("Api", vec![route]), lambda.clone());
+    assert!(result.is_err());
+    let mut config = HttpApiConfig::new("Api", vec![]);
+    config.timeout = Duration::from_millis(10);
+    assert!(HttpApi::new(config, lambda).is_err());
 }
 
 #[tokio::test]
