@@ -310,6 +310,14 @@ fn declarations<'t>(root: &'t Node, scope: &Scope, diags: &mut Diags) -> Vec<Dec
     let mut out = Vec::new();
     for e in resources.value.map().unwrap_or_default() {
         let at = At::resource(&e.key);
+        if e.key.is_empty() || !e.key.chars().all(|c| c.is_ascii_alphanumeric()) {
+            diags.error(
+                &at,
+                e.key_line,
+                "a logical id must be letters and digits only",
+            );
+            continue;
+        }
         let Some(attrs) = e.value.map() else {
             diags.error(&at, e.key_line, "a resource must be a map");
             continue;
@@ -412,9 +420,8 @@ fn uses_implicit_api(d: &Decl) -> bool {
 /// The property holding a resource's physical name, and the generated default.
 fn naming(d: &Decl, ctx: &ResolveContext) -> Option<(&'static str, String, usize)> {
     let generated = |max: usize| {
-        let mut n = format!("{}-{}", ctx.stack_name, d.id);
-        n.truncate(max);
-        n
+        let n = format!("{}-{}", ctx.stack_name, d.id);
+        n.chars().take(max).collect::<String>()
     };
     match kind_of(&d.ty) {
         ResKind::Function => Some(("FunctionName", generated(64), 64)),

@@ -188,7 +188,10 @@ enum Frame {
 #[derive(Default)]
 struct Builder {
     stack: Vec<Frame>,
-    anchors: HashMap<usize, Node>,
+    /// Height of the tallest finished child of each open frame.
+    heights: Vec<usize>,
+    /// Anchored nodes and their heights.
+    anchors: HashMap<usize, (Node, usize)>,
     root: Option<Node>,
     errors: Vec<YamlError>,
     nodes: usize,
@@ -209,7 +212,7 @@ impl MarkedEventReceiver for Builder {
                     kind: Kind::Scalar { text, plain },
                     line,
                 };
-                self.finish(node, anchor, tag);
+                self.finish(node, 1, anchor, tag);
             }
             Event::SequenceStart(anchor, tag) => self.open(Frame::Seq {
                 line,
@@ -226,9 +229,9 @@ impl MarkedEventReceiver for Builder {
             }),
             Event::SequenceEnd | Event::MappingEnd => self.close(),
             Event::Alias(id) => match self.anchors.get(&id).cloned() {
-                Some(node) => {
+                Some((node, height)) => {
                     self.nodes += count_nodes(&node);
-                    self.finish(node, 0, None)
+                    self.finish(node, height, 0, None)
                 }
                 None => self.error(line, "alias to an unknown anchor".into()),
             },
@@ -253,12 +256,14 @@ impl Builder {
             return;
         }
         self.stack.push(frame);
+        self.heights.push(0);
     }
 
     fn close(&mut self) {
         let Some(frame) = self.stack.pop() else {
             return;
         };
+        let height = self.heights.pop().unwrap_or(0) + 1;
         let (node, anchor, tag) = match frame {
             Frame::Seq {
                 line,
@@ -288,11 +293,19 @@ impl Builder {
                 tag,
             ),
         };
-        self.finish(node, anchor, tag);
+        self.finish(node, height, anchor, tag);
     }
 
     /// Applies the tag, records the anchor and attaches the node to its parent.
-    fn finish(&mut self, node: Node, anchor: usize, tag: Option<Tag>) {
+    /// `height` counts the levels of the node's tree (1 for a scalar); an
+    /// alias must not let the whole tree grow deeper than `MAX_DEPTH`.
+    fn finish(&mut self, node: Node, height: usize, anchor: usize, tag: Option<Tag>) {
+        // A short-form tag wraps the node in up to two levels.
+        let height = height + if tag.is_some() { 2 } else { 0 };
+        if self.stack.len() + height > MAX_DEPTH {
+            let m = format!("document nested deeper than {MAX_DEPTH} levels");
+            return self.error(node.line, m);
+        }
         self.nodes += 1;
         if self.nodes > MAX_NODES {
             if self.nodes == MAX_NODES + 1 {
@@ -308,7 +321,10 @@ impl Builder {
             None => node,
         };
         if anchor > 0 {
-            self.anchors.insert(anchor, node.clone());
+            self.anchors.insert(anchor, (node.clone(), height));
+        }
+        if let Some(h) = self.heights.last_mut() {
+            *h = (*h).max(height);
         }
         self.attach(node);
     }
@@ -473,6 +489,20 @@ mod tests {
     fn deep_nesting_is_rejected_not_overflowed() {
         let text = "[".repeat(5000);
         assert!(parse(&text).is_err());
+    }
+
+    #[test]
+    fn aliases_cannot_build_a_tree_deeper_than_the_limit() {
+        // GIVEN anchors that each nest the previous one 50 levels deeper
+        let mut text = String::from("a0: &a0 x\n");
+        for i in 1..10 {
+            let open = "[".repeat(50);
+            let close = "]".repeat(50);
+            text.push_str(&format!("a{i}: &a{i} {open}*a{}{close}\n", i - 1));
+        }
+        // WHEN parsed THEN the depth limit stops it instead of the stack
+        let errors = parse(&text).unwrap_err();
+        assert!(errors[0].message.contains("nested deeper"), "{errors:?}");
     }
 
     #[test]

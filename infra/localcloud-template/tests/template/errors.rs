@@ -138,3 +138,10 @@ fn two_resources_with_one_physical_name_are_an_error_at_the_second() {
     let e = find(&errs, "queue name `jobs` is also used by A");
     assert_eq!((e.logical_id.as_deref(), e.line), (Some("B"), 6));
 }
+
+#[test]
+fn logical_ids_must_be_alphanumeric() {
+    let errs = errors("Resources:\n  my-queue:\n    Type: AWS::SQS::Queue\n");
+    let e = find(&errs, "letters and digits");
+    assert_eq!((e.logical_id.as_deref(), e.line), (Some("my-queue"), 3));
+}

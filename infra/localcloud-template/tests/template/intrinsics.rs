@@ -272,3 +272,27 @@ fn a_name_may_use_another_resources_name() {
     let app = load(body);
     assert_eq!(app.queue("Dlq").unwrap().name, "main-dlq");
 }
+
+#[test]
+fn long_forms_work_like_short_forms() {
+    let prelude = "Conditions:
+  Yes:
+    Fn::Equals: [{Ref: AWS::Region}, eu-west-1]";
+    let vars = "          SUB:
+            Fn::Sub: \"${AWS::Partition}:${AWS::URLSuffix}\"
+          JOIN:
+            Fn::Join: [\",\", {Fn::Split: [\"|\", \"a|b\"]}]
+          SEL:
+            Fn::Select: [\"1\", [x, y]]
+          IF:
+            Fn::If: [Yes, {Fn::GetAtt: [Queue, QueueName]}, no]
+          COND:
+            Condition: Yes
+";
+    let env = env(prelude, vars);
+    assert_eq!(env["SUB"], "aws:amazonaws.com");
+    assert_eq!(env["JOIN"], "a,b");
+    assert_eq!(env["SEL"], "y");
+    assert_eq!(env["IF"], "test-Queue");
+    assert_eq!(env["COND"], "true");
+}

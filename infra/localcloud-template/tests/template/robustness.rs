@@ -32,6 +32,11 @@ proptest! {
     }
 
     #[test]
+    fn yaml_punctuation_soup_never_panics(text in "[a-zA-Z0-9 :\\-\\[\\]{}!&*,'\"|>#.$\n]{0,400}") {
+        let _ = load_str(&text, &ctx());
+    }
+
+    #[test]
     fn shuffled_template_fragments_never_panic(picks in prop::collection::vec(0..PIECES.len(), 0..20)) {
         let text: String = picks.iter().map(|i| PIECES[*i]).collect();
         let _ = load_str(&format!("Transform: AWS::Serverless-2016-10-31\n{text}"), &ctx());
