@@ -142,12 +142,19 @@ fn condition() -> impl Strategy<Value = String> {
     })
 }
 
+fn update_operand() -> impl Strategy<Value = String> {
+    prop_oneof![
+        path(),
+        prop::sample::select(&[":s", ":n", ":l", ":ss"][..]).prop_map(String::from),
+    ]
+}
+
 fn update() -> impl Strategy<Value = String> {
     let set_value = prop_oneof![
-        operand(),
-        (operand(), operand()).prop_map(|(a, b)| format!("{a} + {b}")),
-        (path(), operand()).prop_map(|(p, o)| format!("if_not_exists({p}, {o})")),
-        (operand(), operand()).prop_map(|(a, b)| format!("list_append({a}, {b})")),
+        update_operand(),
+        (update_operand(), update_operand()).prop_map(|(a, b)| format!("{a} + {b}")),
+        (path(), update_operand()).prop_map(|(p, o)| format!("if_not_exists({p}, {o})")),
+        (update_operand(), update_operand()).prop_map(|(a, b)| format!("list_append({a}, {b})")),
     ];
     let set = prop::collection::vec((path(), set_value), 1..3).prop_map(|v| {
         let actions: Vec<String> = v.into_iter().map(|(p, x)| format!("{p} = {x}")).collect();
@@ -159,7 +166,19 @@ fn update() -> impl Strategy<Value = String> {
         .prop_map(|(p, v)| format!("ADD {p} {v}"));
     let delete = (path(), prop::sample::select(&[":ss", ":n"][..]))
         .prop_map(|(p, v)| format!("DELETE {p} {v}"));
-    prop::collection::vec(prop_oneof![set, remove, add, delete], 1..4).prop_map(|c| c.join(" "))
+    // Each clause at most once, in any order.
+    (
+        prop::option::of(set),
+        prop::option::of(remove),
+        prop::option::of(add),
+        prop::option::of(delete),
+    )
+        .prop_filter_map("needs a clause", |(a, b, c, d)| {
+            let clauses: Vec<String> = [a, b, c, d].into_iter().flatten().collect();
+            (!clauses.is_empty()).then_some(clauses)
+        })
+        .prop_shuffle()
+        .prop_map(|clauses| clauses.join(" "))
 }
 
 /// Drops, duplicates or swaps a character to make a near-valid expression.
