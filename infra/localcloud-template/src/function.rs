@@ -295,38 +295,6 @@ fn build(id: &str, metadata: &Node, r: &mut Reader) -> Option<Build> {
     Some(Build { method, binary })
 }
 
-/// SAM `Globals` merge: maps merge key by key (the resource wins), lists are
-/// concatenated (globals first), anything else (including intrinsic
-/// functions) is replaced by the resource's value.
-pub(crate) fn merge_globals(global: &Node, local: &Node) -> Node {
-    use crate::yaml::Kind;
-    match (&global.kind, &local.kind) {
-        (Kind::Map(g), Kind::Map(l))
-            if global.intrinsic().is_none() && local.intrinsic().is_none() =>
-        {
-            let mut entries = g.clone();
-            for le in l {
-                match entries.iter_mut().find(|e| e.key == le.key) {
-                    Some(ge) => {
-                        ge.value = merge_globals(&ge.value, &le.value);
-                        ge.key_line = le.key_line;
-                    }
-                    None => entries.push(le.clone()),
-                }
-            }
-            Node {
-                kind: Kind::Map(entries),
-                line: local.line,
-            }
-        }
-        (Kind::Seq(g), Kind::Seq(l)) => Node {
-            kind: Kind::Seq(g.iter().chain(l).cloned().collect()),
-            line: local.line,
-        },
-        _ => local.clone(),
-    }
-}
-
 /// The binary SAM's `rust-cargolambda` build picks when `BuildProperties.Binary`
 /// is absent: cargo-lambda builds every binary of the package at `CodeUri`,
 /// and SAM copies the only one (it fails when there are several). So: the one

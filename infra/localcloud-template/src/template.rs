@@ -8,12 +8,15 @@ use crate::api;
 use crate::context::ResolveContext;
 use crate::diag::{At, Diags, TemplateError};
 use crate::events::IMPLICIT_API;
-use crate::function::{self, merge_globals};
-use crate::model::{Application, HttpApi, Queue};
+use crate::function;
+use crate::globals::{merge_globals, Globals};
+use crate::model::{Application, Queue};
+use crate::names::name_resources;
+use crate::outputs::outputs;
 use crate::params;
 use crate::props::Reader;
 use crate::queue;
-use crate::scope::{ResKind, ResolveError, Scope, Symbol, Symbols};
+use crate::scope::{ResKind, Scope, Symbol, Symbols};
 use crate::table;
 use crate::yaml::{self, Entry, Kind, Node};
 
@@ -51,12 +54,12 @@ const IGNORED_TYPES: &[&str] = &[
 ];
 
 /// One resource as declared, after its `Condition` and `Globals`.
-struct Decl<'t> {
-    id: &'t str,
-    ty: String,
-    line: usize,
-    props: Node,
-    metadata: Option<&'t Node>,
+pub(crate) struct Decl<'t> {
+    pub id: &'t str,
+    pub ty: String,
+    pub line: usize,
+    pub props: Node,
+    pub metadata: Option<&'t Node>,
 }
 
 pub(crate) fn load_str(text: &str, ctx: &ResolveContext) -> Result<Application, TemplateError> {
@@ -190,104 +193,7 @@ fn check_transform(transform: Option<&Entry>, diags: &mut Diags) {
     }
 }
 
-/// What SAM accepts under `Globals.Function`, `Globals.HttpApi` and
-/// `Globals.SimpleTable` (samtranslator's globals plugin).
-const GLOBAL_FUNCTION_KEYS: &[&str] = &[
-    "Handler",
-    "Runtime",
-    "CodeUri",
-    "DeadLetterQueue",
-    "Description",
-    "MemorySize",
-    "Timeout",
-    "VpcConfig",
-    "Environment",
-    "Tags",
-    "PropagateTags",
-    "Tracing",
-    "KmsKeyArn",
-    "AutoPublishAlias",
-    "AutoPublishAliasAllProperties",
-    "Layers",
-    "DeploymentPreference",
-    "RolePath",
-    "PermissionsBoundary",
-    "ReservedConcurrentExecutions",
-    "ProvisionedConcurrencyConfig",
-    "AssumeRolePolicyDocument",
-    "EventInvokeConfig",
-    "FileSystemConfigs",
-    "CodeSigningConfigArn",
-    "Architectures",
-    "SnapStart",
-    "EphemeralStorage",
-    "FunctionUrlConfig",
-    "RuntimeManagementConfig",
-    "LoggingConfig",
-    "RecursiveLoop",
-    "SourceKMSKeyArn",
-];
-const GLOBAL_HTTP_API_KEYS: &[&str] = &[
-    "Auth",
-    "AccessLogSettings",
-    "StageVariables",
-    "Tags",
-    "PropagateTags",
-    "RouteSettings",
-    "FailOnWarnings",
-    "Domain",
-    "CorsConfiguration",
-    "DefaultRouteSettings",
-];
-const GLOBAL_SIMPLE_TABLE_KEYS: &[&str] = &["SSESpecification", "PointInTimeRecoverySpecification"];
-
-/// The `Globals` sections that apply to resources the local cloud creates.
-#[derive(Default)]
-struct Globals {
-    function: Option<Node>,
-    http_api: Option<Node>,
-    simple_table: Option<Node>,
-}
-
-impl Globals {
-    fn read(section: Option<&Entry>, diags: &mut Diags) -> Globals {
-        let mut g = Globals::default();
-        for e in section.and_then(|s| s.value.map()).unwrap_or_default() {
-            let (slot, allowed) = match e.key.as_str() {
-                "Function" => (&mut g.function, GLOBAL_FUNCTION_KEYS),
-                "HttpApi" => (&mut g.http_api, GLOBAL_HTTP_API_KEYS),
-                "SimpleTable" => (&mut g.simple_table, GLOBAL_SIMPLE_TABLE_KEYS),
-                _ => {
-                    let at = At::section("Globals").child(&e.key);
-                    diags.warn(&at, e.key_line, "no resource here uses these globals");
-                    continue;
-                }
-            };
-            let at = At::section("Globals").child(&e.key);
-            let Some(keys) = e.value.map() else {
-                diags.error(&at, e.key_line, "must be a map");
-                continue;
-            };
-            for k in keys.iter().filter(|k| !allowed.contains(&k.key.as_str())) {
-                let m = "SAM does not accept this property in Globals";
-                diags.error(&at.child(&k.key), k.key_line, m);
-            }
-            *slot = Some(e.value.clone());
-        }
-        g
-    }
-
-    fn for_type(&self, ty: &str) -> Option<&Node> {
-        match ty {
-            "AWS::Serverless::Function" => self.function.as_ref(),
-            "AWS::Serverless::HttpApi" => self.http_api.as_ref(),
-            "AWS::Serverless::SimpleTable" => self.simple_table.as_ref(),
-            _ => None,
-        }
-    }
-}
-
-fn kind_of(ty: &str) -> ResKind {
+pub(crate) fn kind_of(ty: &str) -> ResKind {
     match ty {
         "AWS::Serverless::Function" => ResKind::Function,
         "AWS::Serverless::HttpApi" => ResKind::HttpApi,
@@ -417,93 +323,6 @@ fn uses_implicit_api(d: &Decl) -> bool {
             })
 }
 
-/// The property holding a resource's physical name, and the generated default.
-fn naming(d: &Decl, ctx: &ResolveContext) -> Option<(&'static str, String, usize)> {
-    let generated = |max: usize| {
-        let n = format!("{}-{}", ctx.stack_name, d.id);
-        n.chars().take(max).collect::<String>()
-    };
-    match kind_of(&d.ty) {
-        ResKind::Function => Some(("FunctionName", generated(64), 64)),
-        ResKind::Queue => Some(("QueueName", generated(75), 80)),
-        ResKind::Table => Some(("TableName", generated(255), 255)),
-        ResKind::HttpApi => None,
-        ResKind::Other(_) => None,
-    }
-}
-
-/// Resolves physical names, repeatedly, since a name may use another
-/// resource's name (`!Sub "${Main.QueueName}-dlq"`).
-fn name_resources(
-    decls: &[Decl],
-    symbols: &mut Symbols,
-    ctx: &ResolveContext,
-    params: &BTreeMap<String, Value>,
-    conditions: &BTreeMap<String, Option<bool>>,
-    mappings: Option<&Node>,
-    diags: &mut Diags,
-) {
-    for (id, sym) in symbols.iter_mut() {
-        if sym.kind == ResKind::HttpApi {
-            sym.name = Some((ctx.api_id)(id));
-        }
-    }
-    let mut pending: Vec<&Decl> = decls.iter().filter(|d| naming(d, ctx).is_some()).collect();
-    loop {
-        let mut named = Vec::new();
-        let mut still = Vec::new();
-        for d in pending {
-            let (key, default, _) = naming(d, ctx).expect("filtered");
-            let scope = Scope {
-                ctx,
-                params,
-                conditions,
-                symbols,
-                mappings,
-            };
-            let entry = d.props.get(key);
-            let result = match entry {
-                None => Ok(default.clone()),
-                Some(e) => scope.string(&e.value),
-            };
-            let fifo_suffix = |n: String| {
-                let fifo = d
-                    .props
-                    .get("FifoQueue")
-                    .and_then(|f| scope.string(&f.value).ok());
-                match fifo.as_deref() {
-                    Some("true") if entry.is_none() => format!("{n}.fifo"),
-                    _ => n,
-                }
-            };
-            match result {
-                Ok(name) => named.push((d.id, fifo_suffix(name))),
-                Err(ResolveError::Pending(_)) => still.push(d),
-                Err(ResolveError::Invalid { line, message, .. }) => {
-                    diags.error(
-                        &At::resource(d.id).child("Properties").child(key),
-                        line,
-                        message,
-                    );
-                    named.push((d.id, default));
-                }
-            }
-        }
-        let progress = !named.is_empty();
-        for (id, name) in named {
-            symbols.get_mut(id).expect("declared").name = Some(name);
-        }
-        pending = still;
-        if pending.is_empty() || !progress {
-            break;
-        }
-    }
-    for d in pending {
-        let m = "the name depends on itself through other resources";
-        diags.error(&At::resource(d.id).child("Properties"), d.line, m);
-    }
-}
-
 fn build(decls: &[Decl], globals: &Globals, r: &mut Reader) -> Application {
     let mut app = empty_app();
     let mut queues: Vec<Queue> = Vec::new();
@@ -583,58 +402,4 @@ fn check_unique_names(app: &Application, lines: &BTreeMap<&str, usize>, diags: &
             diags.error(&At::resource(id), line, m);
         }
     }
-}
-
-/// Resolved outputs. One that cannot be resolved locally (it names a role SAM
-/// would generate, say) is left out with a warning rather than failing.
-fn outputs(section: Option<&Entry>, apis: &[HttpApi], r: &mut Reader) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    for e in section.and_then(|s| s.value.map()).unwrap_or_default() {
-        let at = At::section("Outputs").child(&e.key);
-        let known = ["Value", "Description", "Export", "Condition"];
-        for k in e.value.map().unwrap_or_default() {
-            if k.key == "Export" {
-                r.diags.warn(
-                    &at.child("Export"),
-                    k.key_line,
-                    "exports are ignored locally",
-                );
-            } else if !known.contains(&k.key.as_str()) {
-                r.diags
-                    .error(&at.child(&k.key), k.key_line, "unknown output attribute");
-            }
-        }
-        if let Some(c) = e.value.get("Condition").and_then(|c| c.value.text()) {
-            if r.scope.condition(c, e.key_line) != Ok(true) {
-                continue;
-            }
-        }
-        let Some(value) = e.value.get("Value") else {
-            r.diags.error(&at, e.key_line, "an output needs a Value");
-            continue;
-        };
-        match r.scope.string(&value.value) {
-            Ok(s) => {
-                out.insert(e.key.clone(), localise_api_urls(s, apis, r.scope.ctx));
-            }
-            Err(ResolveError::Invalid { message, line, .. }) => {
-                r.diags
-                    .warn(&at, line, format!("not available locally: {message}"))
-            }
-            Err(ResolveError::Pending(what)) => r.diags.warn(
-                &at,
-                value.key_line,
-                format!("not available locally: {what}"),
-            ),
-        }
-    }
-    out
-}
-
-/// Rewrites `https://{api}.execute-api.{region}.{suffix}[/stage]` to the
-/// local endpoint of that API.
-fn localise_api_urls(s: String, apis: &[HttpApi], ctx: &ResolveContext) -> String {
-    apis.iter().fold(s, |s, api| {
-        s.replace(&ctx.aws_api_url(&api.api_id), &api.url)
-    })
 }

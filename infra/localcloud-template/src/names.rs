@@ -1,0 +1,98 @@
+//! Physical names: given, or generated as `{StackName}-{LogicalId}`.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::context::ResolveContext;
+use crate::diag::{At, Diags};
+use crate::scope::{ResKind, ResolveError, Scope, Symbols};
+use crate::template::{kind_of, Decl};
+use crate::yaml::Node;
+
+/// The property holding a resource's physical name, and the generated default.
+fn naming(d: &Decl, ctx: &ResolveContext) -> Option<(&'static str, String)> {
+    let generated = |max: usize| {
+        let n = format!("{}-{}", ctx.stack_name, d.id);
+        n.chars().take(max).collect::<String>()
+    };
+    match kind_of(&d.ty) {
+        ResKind::Function => Some(("FunctionName", generated(64))),
+        ResKind::Queue => Some(("QueueName", generated(75))),
+        ResKind::Table => Some(("TableName", generated(255))),
+        ResKind::HttpApi => None,
+        ResKind::Other(_) => None,
+    }
+}
+
+/// Resolves physical names, repeatedly, since a name may use another
+/// resource's name (`!Sub "${Main.QueueName}-dlq"`).
+pub(crate) fn name_resources(
+    decls: &[Decl],
+    symbols: &mut Symbols,
+    ctx: &ResolveContext,
+    params: &BTreeMap<String, Value>,
+    conditions: &BTreeMap<String, Option<bool>>,
+    mappings: Option<&Node>,
+    diags: &mut Diags,
+) {
+    for (id, sym) in symbols.iter_mut() {
+        if sym.kind == ResKind::HttpApi {
+            sym.name = Some((ctx.api_id)(id));
+        }
+    }
+    let mut pending: Vec<&Decl> = decls.iter().filter(|d| naming(d, ctx).is_some()).collect();
+    loop {
+        let mut named = Vec::new();
+        let mut still = Vec::new();
+        for d in pending {
+            let (key, default) = naming(d, ctx).expect("filtered");
+            let scope = Scope {
+                ctx,
+                params,
+                conditions,
+                symbols,
+                mappings,
+            };
+            let entry = d.props.get(key);
+            let result = match entry {
+                None => Ok(default.clone()),
+                Some(e) => scope.string(&e.value),
+            };
+            let fifo_suffix = |n: String| {
+                let fifo = d
+                    .props
+                    .get("FifoQueue")
+                    .and_then(|f| scope.string(&f.value).ok());
+                match fifo.as_deref() {
+                    Some("true") if entry.is_none() => format!("{n}.fifo"),
+                    _ => n,
+                }
+            };
+            match result {
+                Ok(name) => named.push((d.id, fifo_suffix(name))),
+                Err(ResolveError::Pending(_)) => still.push(d),
+                Err(ResolveError::Invalid { line, message, .. }) => {
+                    diags.error(
+                        &At::resource(d.id).child("Properties").child(key),
+                        line,
+                        message,
+                    );
+                    named.push((d.id, default));
+                }
+            }
+        }
+        let progress = !named.is_empty();
+        for (id, name) in named {
+            symbols.get_mut(id).expect("declared").name = Some(name);
+        }
+        pending = still;
+        if pending.is_empty() || !progress {
+            break;
+        }
+    }
+    for d in pending {
+        let m = "the name depends on itself through other resources";
+        diags.error(&At::resource(d.id).child("Properties"), d.line, m);
+    }
+}

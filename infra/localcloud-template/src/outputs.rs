@@ -1,0 +1,69 @@
+//! `Outputs`, resolved to strings for the caller (a bench driver reads API
+//! URLs from them).
+
+use std::collections::BTreeMap;
+
+use crate::context::ResolveContext;
+use crate::diag::At;
+use crate::model::HttpApi;
+use crate::props::Reader;
+use crate::scope::ResolveError;
+use crate::yaml::Entry;
+
+/// Resolved outputs. One that cannot be resolved locally (it names a role SAM
+/// would generate, say) is left out with a warning rather than failing.
+pub(crate) fn outputs(
+    section: Option<&Entry>,
+    apis: &[HttpApi],
+    r: &mut Reader,
+) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for e in section.and_then(|s| s.value.map()).unwrap_or_default() {
+        let at = At::section("Outputs").child(&e.key);
+        let known = ["Value", "Description", "Export", "Condition"];
+        for k in e.value.map().unwrap_or_default() {
+            if k.key == "Export" {
+                r.diags.warn(
+                    &at.child("Export"),
+                    k.key_line,
+                    "exports are ignored locally",
+                );
+            } else if !known.contains(&k.key.as_str()) {
+                r.diags
+                    .error(&at.child(&k.key), k.key_line, "unknown output attribute");
+            }
+        }
+        if let Some(c) = e.value.get("Condition").and_then(|c| c.value.text()) {
+            if r.scope.condition(c, e.key_line) != Ok(true) {
+                continue;
+            }
+        }
+        let Some(value) = e.value.get("Value") else {
+            r.diags.error(&at, e.key_line, "an output needs a Value");
+            continue;
+        };
+        match r.scope.string(&value.value) {
+            Ok(s) => {
+                out.insert(e.key.clone(), localise_api_urls(s, apis, r.scope.ctx));
+            }
+            Err(ResolveError::Invalid { message, line, .. }) => {
+                r.diags
+                    .warn(&at, line, format!("not available locally: {message}"))
+            }
+            Err(ResolveError::Pending(what)) => r.diags.warn(
+                &at,
+                value.key_line,
+                format!("not available locally: {what}"),
+            ),
+        }
+    }
+    out
+}
+
+/// Rewrites `https://{api}.execute-api.{region}.{suffix}[/stage]` to the
+/// local endpoint of that API.
+fn localise_api_urls(s: String, apis: &[HttpApi], ctx: &ResolveContext) -> String {
+    apis.iter().fold(s, |s, api| {
+        s.replace(&ctx.aws_api_url(&api.api_id), &api.url)
+    })
+}
