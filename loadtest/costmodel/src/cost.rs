@@ -44,6 +44,7 @@ pub struct CostLine {
     pub usd: f64,
     /// The price table item the line is billed under (free tier matching uses it).
     pub price_item: String,
+    /// The price line's architecture (`any` unless the price depends on it).
     pub architecture: String,
 }
 
@@ -204,11 +205,7 @@ fn lambda_lines(function: &FunctionUsage, prices: &RegionPrices<'_>) -> Result<V
     Ok(parts
         .into_iter()
         .filter(|(_, _, quantity)| *quantity > 0.0)
-        .map(|(item, price, quantity)| {
-            let mut line = priced(price, item, &function.name, quantity);
-            line.architecture = arch.to_string();
-            line
-        })
+        .map(|(item, price, quantity)| priced(price, item, &function.name, quantity))
         .collect())
 }
 
@@ -289,7 +286,11 @@ fn free_tier_credits(monthly: &[CostLine], prices: &RegionPrices<'_>) -> Vec<Cos
             left -= used;
             let credit = CostLine {
                 item: format!("free tier: {}", allowance.item),
-                resource: line.architecture.clone(),
+                // Only architecture-specific prices need telling apart.
+                resource: match line.architecture.as_str() {
+                    ANY_ARCHITECTURE => String::new(),
+                    arch => arch.to_string(),
+                },
                 quantity: -used,
                 usd: -used * unit_price(line),
                 ..line.clone()

@@ -19,23 +19,20 @@ pub enum CostError {
     },
 
     #[error(
-        "unknown architecture `{architecture}` for {service}.{item} in {region}; the price table has: {}",
+        "unknown architecture `{architecture}` for {item}; the price table has: {}",
         available.join(", ")
     )]
     UnknownArchitecture {
-        region: String,
-        service: String,
-        item: String,
         architecture: String,
+        /// `service.item in region`.
+        item: String,
         available: Vec<String>,
     },
 
-    #[error("the price table has no {kind} line for {service}.{item} in {region}{}", as_of_suffix(.as_of))]
+    #[error("the price table has no {what}{}", as_of_suffix(.as_of))]
     MissingItem {
-        region: String,
-        service: String,
-        item: String,
-        kind: String,
+        /// `kind line for service.item in region`.
+        what: String,
         as_of: Option<String>,
     },
 

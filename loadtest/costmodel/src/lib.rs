@@ -7,6 +7,7 @@
 
 mod cost;
 mod error;
+pub mod examples;
 mod metering;
 mod prices;
 mod render;

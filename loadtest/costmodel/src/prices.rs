@@ -278,12 +278,10 @@ impl<'a> RegionPrices<'a> {
         if let Some(line) = newest(wanted).or_else(|| newest(ANY_ARCHITECTURE)) {
             return Ok(line);
         }
+        let what = format!("{service}.{item} in {}", self.region);
         if in_effect.is_empty() {
             return Err(CostError::MissingItem {
-                region: self.region.clone(),
-                service: service.to_string(),
-                item: item.to_string(),
-                kind: kind.as_str().to_string(),
+                what: format!("{} line for {what}", kind.as_str()),
                 as_of: self.as_of.clone(),
             });
         }
@@ -291,10 +289,8 @@ impl<'a> RegionPrices<'a> {
         available.sort();
         available.dedup();
         Err(CostError::UnknownArchitecture {
-            region: self.region.clone(),
-            service: service.to_string(),
-            item: item.to_string(),
             architecture: wanted.to_string(),
+            item: what,
             available,
         })
     }
