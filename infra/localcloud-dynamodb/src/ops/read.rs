@@ -380,8 +380,8 @@ impl Plan<'_> {
             }
             self.remember(&mut page, table, state, &key);
         }
-        // AWS returns LastEvaluatedKey whenever the page stopped at Limit, even if
-        // nothing follows; `remember` leaves it set only in that case.
+        // Like AWS, a page that stopped at Limit or 1 MB names its last item
+        // without looking ahead, so the last page may come back empty.
         if page.scanned < self.limit && page.scanned_bytes < PAGE_BYTES {
             page.last_key = None;
         }

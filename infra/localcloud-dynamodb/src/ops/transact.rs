@@ -84,6 +84,10 @@ fn items_of(input: &mut TransactInput) -> DdbResult<Vec<TransactItem>> {
     Ok(items)
 }
 
+fn multiple_operations() -> DdbError {
+    validation("Transaction request cannot include multiple operations on one item")
+}
+
 fn one_action() -> DdbError {
     validation("TransactItems can only contain one of Check, Put, Update or Delete")
 }
@@ -125,6 +129,10 @@ pub fn transact_get(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
             .transpose()?;
         ctx.check_all_used()?;
         gets.push((table, key, projection));
+    }
+    let mut seen = HashSet::new();
+    if !gets.iter().all(|(t, k, _)| seen.insert((&t.def.name, k))) {
+        return Err(multiple_operations());
     }
     let tables = sorted_tables(gets.iter().map(|g| &g.0));
     let guards: Vec<_> = tables.iter().map(|t| t.state.read()).collect();
@@ -293,9 +301,7 @@ pub fn transact_write(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
         .iter()
         .all(|a| seen.insert((&a.table.def.name, &a.key)))
     {
-        return Err(validation(
-            "Transaction request cannot include multiple operations on one item",
-        ));
+        return Err(multiple_operations());
     }
     let tables = sorted_tables(actions.iter().map(|a| &a.table));
     let mut guards: Vec<_> = tables.iter().map(|t| t.state.write()).collect();
