@@ -103,8 +103,8 @@ fn http_api(
     let path = r.string(props, "Path", at);
     let (method, path) = match (method, path) {
         // SAM: an event with neither becomes the `$default` route.
-        (None, None) => (String::new(), "$default".to_string()),
-        (_, Some(p)) if p == "$default" => (String::new(), p),
+        (None, None) => ("ANY".to_string(), "$default".to_string()),
+        (_, Some(p)) if p == "$default" => ("ANY".to_string(), p),
         (Some(m), Some(p)) => (m, p),
         _ => {
             let m = "Method and Path go together (or neither, for the $default route)";
@@ -112,7 +112,7 @@ fn http_api(
             return None;
         }
     };
-    if !method.is_empty() && !METHODS.contains(&method.as_str()) {
+    if !METHODS.contains(&method.as_str()) {
         r.diags.error(
             &at.child("Method"),
             line_of("Method"),

@@ -153,6 +153,8 @@ pub struct HttpApi {
     pub url: String,
     /// `CorsConfiguration`, resolved but otherwise as written.
     pub cors: Option<Value>,
+    /// `StageVariables`, passed to functions in the event.
+    pub stage_variables: BTreeMap<String, String>,
     pub routes: Vec<Route>,
 }
 
@@ -170,7 +172,8 @@ impl HttpApi {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Route {
-    /// Upper case; `ANY` matches every method. Empty for the `$default` route.
+    /// Upper case; `ANY` matches every method (and is the method of the
+    /// `$default` route).
     pub method: String,
     /// `/articles/{slug}`, `/{proxy+}`, or `$default`.
     pub path: String,

@@ -83,6 +83,7 @@ fn http_api_events_cover_methods_params_greedy_paths_and_default_route() {
         ["GET /articles/{slug}", "ANY /files/{proxy+}", "$default"]
     );
     assert_eq!(api.routes[0].payload_format_version, "2.0");
+    assert_eq!(api.routes[2].method, "ANY");
     assert_eq!(api.stage_url(), api.url);
 }
 

@@ -208,6 +208,7 @@ Resources:
     Type: AWS::Serverless::HttpApi
     Properties:
       StageName: v1
+      StageVariables: {color: blue, size: 3}
   Fn:
     Type: AWS::Serverless::Function
     Properties:
@@ -218,6 +219,8 @@ Resources:
     );
     let api = app.http_api("Api").unwrap();
     assert_eq!(api.stage_name, "v1");
+    assert_eq!(api.stage_variables["color"], "blue");
+    assert_eq!(api.stage_variables["size"], "3");
     assert_eq!(api.cors, Some(json!(true)));
     assert_eq!(api.stage_url(), "http://127.0.0.1:4566/_api/api/v1");
     assert_eq!(api.routes[0].route_key(), "GET /");
