@@ -368,6 +368,9 @@ impl<'a> Parser<'a> {
                     let Tok::Int(digits) = self.peek().clone() else {
                         return self.error();
                     };
+                    if !digits.bytes().all(|b| b.is_ascii_digit()) {
+                        return self.error();
+                    }
                     // An index too large for memory can match nothing; saturate.
                     let index = digits.parse::<usize>().unwrap_or(usize::MAX);
                     self.advance();
@@ -528,6 +531,18 @@ mod tests {
         assert_eq!(
             cond(":hashId a").unwrap_err(),
             "Syntax error; token: \"a\", near: \":hashId a\""
+        );
+    }
+
+    #[test]
+    fn list_indexes_must_be_plain_integers() {
+        assert_eq!(
+            cond("a[1x] = :v").unwrap_err(),
+            "Syntax error; token: \"1x\", near: \"[1x\""
+        );
+        assert_eq!(
+            cond("a[:i] = :v").unwrap_err(),
+            "Syntax error; token: \":i\", near: \"[:i\""
         );
     }
 
