@@ -58,18 +58,18 @@ pub async fn run(
             batch = assemble(&shared, &mut carry) => batch,
             _ = stop.wait_for(|s| *s) => return,
         };
-        let pause = match batch {
-            Ok(batch) if batch.is_empty() => Duration::ZERO,
+        let back_off = match batch {
+            Ok(batch) if batch.is_empty() => false,
             Ok(batch) => process(&shared, batch).await,
             Err(err) => {
                 tracing::warn!(queue = %shared.config.queue_arn, error = %err, "ReceiveMessage failed");
-                Duration::from_secs(1)
+                true
             }
         };
-        backoff = if pause.is_zero() {
-            Duration::ZERO
-        } else {
+        backoff = if back_off {
             (backoff * 2).clamp(FIRST_BACKOFF, MAX_BACKOFF)
+        } else {
+            Duration::ZERO
         };
         if !backoff.is_zero() {
             tokio::select! {
@@ -141,9 +141,9 @@ fn record_receive(
     }
 }
 
-/// Invokes the function with `batch` and settles it; returns a non-zero
-/// pause when the invocation was throttled or could not be made.
-async fn process(shared: &Shared, batch: Vec<QueueMessage>) -> Duration {
+/// Invokes the function with `batch` and settles it; true when the poller
+/// should back off (the invocation was throttled or could not be made).
+async fn process(shared: &Shared, batch: Vec<QueueMessage>) -> bool {
     let config = &shared.config;
     let payload = sqs_event(&batch, &config.queue_arn, config.region());
     let payload = serde_json::to_vec(&payload).expect("a JSON value serialises");
@@ -162,7 +162,7 @@ async fn process(shared: &Shared, batch: Vec<QueueMessage>) -> Duration {
     let result = shared.invoker.invoke(request).await;
     shared.in_flight.fetch_sub(1, Ordering::SeqCst);
 
-    let (settlement, pause) = settle(shared, &batch, result);
+    let (settlement, back_off) = settle(shared, &batch, result);
     let handles: Vec<String> = match settlement {
         Settlement::DeleteAll => batch.iter().map(|m| m.receipt_handle.clone()).collect(),
         Settlement::DeleteAllBut(failed) => {
@@ -176,36 +176,33 @@ async fn process(shared: &Shared, batch: Vec<QueueMessage>) -> Duration {
         Settlement::DeleteNone => Vec::new(),
     };
     delete(shared, &handles).await;
-    pause
+    back_off
 }
 
 fn settle(
     shared: &Shared,
     batch: &[QueueMessage],
     result: Result<localcloud_core::InvokeResponse, InvokeError>,
-) -> (Settlement, Duration) {
+) -> (Settlement, bool) {
     let mut metrics = shared.metrics.lock();
     match result {
         Ok(response) if response.function_error.is_some() => {
             metrics.function_errors += 1;
-            (Settlement::DeleteNone, Duration::ZERO)
+            (Settlement::DeleteNone, false)
         }
         Ok(response) if shared.config.report_batch_item_failures => {
             let ids: HashSet<&str> = batch.iter().map(|m| m.message_id.as_str()).collect();
-            (
-                partial_batch_response(&response.payload, &ids),
-                Duration::ZERO,
-            )
+            (partial_batch_response(&response.payload, &ids), false)
         }
-        Ok(_) => (Settlement::DeleteAll, Duration::ZERO),
+        Ok(_) => (Settlement::DeleteAll, false),
         Err(InvokeError::Throttled { .. }) => {
             metrics.throttled_invokes += 1;
-            (Settlement::DeleteNone, FIRST_BACKOFF)
+            (Settlement::DeleteNone, true)
         }
         Err(err) => {
             tracing::warn!(function = %shared.config.function, error = %err, "event source mapping could not invoke");
             metrics.invoke_errors += 1;
-            (Settlement::DeleteNone, FIRST_BACKOFF)
+            (Settlement::DeleteNone, true)
         }
     }
 }
