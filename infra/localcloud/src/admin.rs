@@ -9,6 +9,8 @@ use http::{Method, StatusCode};
 use localcloud_core::{HttpRequest, HttpResponse, PathService};
 use localcloud_dynamodb::DynamoDb;
 use localcloud_sqs::SqsService;
+
+use crate::Stack;
 use serde_json::json;
 
 pub const PREFIX: &str = "/_localcloud/";
@@ -16,25 +18,35 @@ pub const PREFIX: &str = "/_localcloud/";
 pub struct Admin {
     dynamodb: Arc<DynamoDb>,
     sqs: Arc<SqsService>,
+    stack: Option<Arc<Stack>>,
     started: std::time::Instant,
 }
 
 impl Admin {
-    pub fn new(dynamodb: Arc<DynamoDb>, sqs: Arc<SqsService>) -> Self {
+    pub fn new(dynamodb: Arc<DynamoDb>, sqs: Arc<SqsService>, stack: Option<Arc<Stack>>) -> Self {
         Self {
             dynamodb,
             sqs,
+            stack,
             started: std::time::Instant::now(),
         }
     }
 
     /// Every counter the cost model and the bench driver read, in one document.
     pub fn metrics(&self) -> serde_json::Value {
-        json!({
+        let mut metrics = json!({
             "dynamodb": self.dynamodb.metrics(),
             "sqs": self.sqs.metrics(),
             "process": process_cpu(),
-        })
+        });
+        if let Some(stack) = &self.stack {
+            if let (Some(all), serde_json::Value::Object(app)) =
+                (metrics.as_object_mut(), stack.metrics())
+            {
+                all.extend(app);
+            }
+        }
+        metrics
     }
 
     /// Drops all tables and queues and zeroes every counter.

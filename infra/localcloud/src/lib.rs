@@ -7,6 +7,8 @@
 //! (`/_localcloud/...`) and owns start-up and shutdown.
 
 mod admin;
+mod queue_adapter;
+pub mod stack;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -17,6 +19,7 @@ use localcloud_dynamodb::{DynamoDb, DynamoDbConfig};
 use localcloud_sqs::SqsService;
 
 pub use admin::Admin;
+pub use stack::{Stack, StackConfig, StackError};
 
 /// Where the local cloud listens when nothing else is said: loopback only.
 pub const DEFAULT_BIND: &str = "127.0.0.1:4566";
@@ -29,6 +32,8 @@ pub struct LocalCloudConfig {
     /// written back on [`LocalCloud::shutdown`].
     pub state_file: Option<PathBuf>,
     pub dynamodb: DynamoDbConfig,
+    /// A SAM application to bring up (`--template`).
+    pub stack: Option<StackConfig>,
 }
 
 impl Default for LocalCloudConfig {
@@ -37,6 +42,7 @@ impl Default for LocalCloudConfig {
             bind: DEFAULT_BIND.parse().expect("valid default address"),
             state_file: None,
             dynamodb: DynamoDbConfig::default(),
+            stack: None,
         }
     }
 }
@@ -63,6 +69,8 @@ pub enum StartError {
         path: PathBuf,
         source: localcloud_dynamodb::SnapshotError,
     },
+    #[error(transparent)]
+    Stack(#[from] StackError),
 }
 
 /// A running local cloud. Dropping it without [`LocalCloud::shutdown`] stops
@@ -71,6 +79,7 @@ pub struct LocalCloud {
     server: ServerHandle,
     dynamodb: Arc<DynamoDb>,
     sqs: Arc<SqsService>,
+    stack: Option<Arc<Stack>>,
     state_file: Option<PathBuf>,
 }
 
@@ -96,17 +105,27 @@ impl LocalCloud {
             _ => DynamoDb::new(config.dynamodb.clone()),
         };
         let sqs = Arc::new(SqsService::new(format!("http://{addr}")));
-        let admin = Arc::new(Admin::new(dynamodb.clone(), sqs.clone()));
-        let dispatcher = Dispatcher::new()
+        let stack = match &config.stack {
+            Some(stack_config) => Some(Arc::new(
+                Stack::start(stack_config, addr, &dynamodb, &sqs).await?,
+            )),
+            None => None,
+        };
+        let admin = Arc::new(Admin::new(dynamodb.clone(), sqs.clone(), stack.clone()));
+        let mut dispatcher = Dispatcher::new()
             .with_json(dynamodb.clone())
             .with_json(sqs.clone())
             .with_path(admin);
+        if let Some(stack) = &stack {
+            dispatcher = dispatcher.with_path(stack.lambda.clone());
+        }
         let server = localcloud_core::serve(listener, Arc::new(dispatcher))
             .map_err(|source| StartError::Bind { addr, source })?;
         Ok(Self {
             server,
             dynamodb,
             sqs,
+            stack,
             state_file: config.state_file,
         })
     }
@@ -128,9 +147,17 @@ impl LocalCloud {
         &self.sqs
     }
 
-    /// Stops listening, waits for open requests, then persists state if a
-    /// state file was configured.
+    /// The SAM application, when started with one.
+    pub fn stack(&self) -> Option<&Arc<Stack>> {
+        self.stack.as_ref()
+    }
+
+    /// Stops the application (pollers, APIs, function processes), stops
+    /// listening, then persists state if a state file was configured.
     pub async fn shutdown(self) -> Result<(), localcloud_dynamodb::SnapshotError> {
+        if let Some(stack) = &self.stack {
+            stack.shutdown().await;
+        }
         self.server.shutdown().await;
         if let Some(path) = &self.state_file {
             self.dynamodb.save_to(path)?;

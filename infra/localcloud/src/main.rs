@@ -1,11 +1,13 @@
 //! `localcloud serve`: the local cloud on the command line.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use clap::{Parser, Subcommand};
-use localcloud::{LocalCloud, LocalCloudConfig, DEFAULT_BIND};
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use localcloud::{LocalCloud, LocalCloudConfig, StackConfig, DEFAULT_BIND};
 
 #[derive(Parser)]
 #[command(
@@ -28,7 +30,67 @@ enum Command {
         /// Load DynamoDB state from this file at start and save it there on Ctrl-C.
         #[arg(long, env = "LOCALCLOUD_STATE_FILE")]
         state_file: Option<PathBuf>,
+        #[command(flatten)]
+        app: AppArgs,
     },
+}
+
+/// A SAM application to bring up with the data services.
+#[derive(Args)]
+struct AppArgs {
+    /// SAM template to run: tables, queues, functions (their real binaries),
+    /// HTTP APIs and SQS event source mappings.
+    #[arg(long, env = "LOCALCLOUD_TEMPLATE")]
+    template: Option<PathBuf>,
+    /// Parameter overrides, as `Name=Value` (repeatable).
+    #[arg(long = "parameter-overrides", value_name = "NAME=VALUE", num_args = 1..)]
+    parameter_overrides: Vec<String>,
+    /// `AWS::StackName`, also the prefix of generated resource names.
+    #[arg(long, default_value = "local")]
+    stack_name: String,
+    /// Directory holding the functions' binaries (`cargo build` output).
+    #[arg(long, default_value = "target/debug")]
+    binaries_dir: PathBuf,
+    /// Port of the first HTTP API; the others follow in template order. Default: free ports.
+    #[arg(long)]
+    api_port: Option<u16>,
+    /// Where each function's log (output, START/END/REPORT lines) is written.
+    #[arg(long, default_value = ".localcloud/logs")]
+    log_dir: PathBuf,
+    /// Write the endpoints (APIs, queues, tables, outputs) as JSON to this file.
+    #[arg(long)]
+    endpoints_file: Option<PathBuf>,
+    /// Account-wide concurrent executions (AWS default 1000).
+    #[arg(long, default_value_t = 1000)]
+    account_concurrency: u32,
+    /// Seconds a warm execution environment may stay idle before it is shut down.
+    #[arg(long, default_value_t = 300)]
+    idle_seconds: u64,
+}
+
+impl AppArgs {
+    fn stack_config(&self) -> anyhow::Result<Option<StackConfig>> {
+        let Some(template) = &self.template else {
+            return Ok(None);
+        };
+        let mut overrides = BTreeMap::new();
+        for pair in &self.parameter_overrides {
+            let (name, value) = pair
+                .split_once('=')
+                .with_context(|| format!("--parameter-overrides takes Name=Value, got {pair:?}"))?;
+            overrides.insert(name.to_string(), value.to_string());
+        }
+        Ok(Some(StackConfig {
+            template: template.clone(),
+            stack_name: self.stack_name.clone(),
+            parameter_overrides: overrides,
+            binaries_dir: self.binaries_dir.clone(),
+            first_api_port: self.api_port,
+            log_dir: self.log_dir.clone(),
+            account_concurrency_limit: self.account_concurrency,
+            idle_timeout: Duration::from_secs(self.idle_seconds),
+        }))
+    }
 }
 
 #[tokio::main]
@@ -42,13 +104,18 @@ async fn main() -> anyhow::Result<()> {
         .with_target(false)
         .init();
     match Cli::parse().command {
-        Command::Serve { bind, state_file } => serve(bind, state_file, started).await,
+        Command::Serve {
+            bind,
+            state_file,
+            app,
+        } => serve(bind, state_file, app, started).await,
     }
 }
 
 async fn serve(
     bind: SocketAddr,
     state_file: Option<PathBuf>,
+    app: AppArgs,
     started: Instant,
 ) -> anyhow::Result<()> {
     if !bind.ip().is_loopback() {
@@ -59,12 +126,38 @@ async fn serve(
     let config = LocalCloudConfig {
         bind,
         state_file: state_file.clone(),
+        stack: app.stack_config()?,
         ..LocalCloudConfig::default()
     };
     let cloud = LocalCloud::start(config).await?;
     let endpoint = cloud.endpoint();
+    if let Some(stack) = cloud.stack() {
+        for warning in &stack.app.warnings {
+            tracing::warn!("template: {warning}");
+        }
+        for name in stack.app.generated_parameters() {
+            tracing::info!("parameter {name} has no value: using a random development value");
+        }
+        for function in &stack.app.functions {
+            tracing::info!(
+                "function {} ({} MB, {} s)",
+                function.name,
+                function.memory_size,
+                function.timeout
+            );
+        }
+        for (api, url) in stack.api_urls() {
+            tracing::info!("HTTP API {api}: {url}");
+        }
+        if let Some(path) = &app.endpoints_file {
+            let endpoints = serde_json::to_string_pretty(&stack.endpoints(&endpoint))?;
+            std::fs::write(path, endpoints)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            tracing::info!("endpoints written to {}", path.display());
+        }
+    }
     tracing::info!(
-        "local cloud ready in {:.1} ms at {endpoint} (DynamoDB, SQS; admin at {endpoint}/_localcloud/health)",
+        "local cloud ready in {:.1} ms at {endpoint} (admin at {endpoint}/_localcloud/health)",
         started.elapsed().as_secs_f64() * 1000.0
     );
     if let Some(path) = &state_file {

@@ -7,17 +7,11 @@ use aws_sdk_dynamodb::types::{
 };
 use localcloud::{LocalCloud, LocalCloudConfig};
 
+mod common;
+use common::{get_json, http_call};
+
 fn shared_config(endpoint: &str) -> aws_config::SdkConfig {
-    let credentials =
-        aws_credential_types::Credentials::new("AKIDLOCALCLOUD", "secret", None, None, "test");
-    aws_config::SdkConfig::builder()
-        .behavior_version(aws_config::BehaviorVersion::latest())
-        .region(aws_config::Region::new("eu-west-1"))
-        .credentials_provider(
-            aws_credential_types::provider::SharedCredentialsProvider::new(credentials),
-        )
-        .endpoint_url(endpoint)
-        .build()
+    common::sdk_config(endpoint, "eu-west-1")
 }
 
 async fn create_table(client: &aws_sdk_dynamodb::Client, name: &str) {
@@ -42,32 +36,6 @@ async fn create_table(client: &aws_sdk_dynamodb::Client, name: &str) {
         .send()
         .await
         .expect("create table");
-}
-
-async fn get_json(url: &str) -> serde_json::Value {
-    let (status, body) = http_call("GET", url).await;
-    assert_eq!(status, 200, "GET {url}: {body}");
-    serde_json::from_str(&body).unwrap()
-}
-
-/// A tiny HTTP/1.1 client, so the test needs no extra dependency.
-async fn http_call(method: &str, url: &str) -> (u16, String) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let rest = url.strip_prefix("http://").unwrap();
-    let (host, path) = rest.split_at(rest.find('/').unwrap());
-    let mut stream = tokio::net::TcpStream::connect(host).await.unwrap();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nhost: {host}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
-    let status = response[9..12].parse().unwrap();
-    let body = response
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
 }
 
 #[tokio::test]
@@ -187,7 +155,12 @@ async fn metrics_count_per_table_and_queue_and_reset_clears_everything() {
     );
 
     // WHEN reset THEN no table and no queue is left
-    let (status, _) = http_call("POST", &format!("{}/_localcloud/reset", cloud.endpoint())).await;
+    let (status, _) = http_call(
+        "POST",
+        &format!("{}/_localcloud/reset", cloud.endpoint()),
+        "",
+    )
+    .await;
     assert_eq!(status, 200);
     let tables = ddb
         .list_tables()
@@ -215,10 +188,19 @@ async fn admin_answers_health_and_rejects_unknown_paths_and_methods() {
         .unwrap();
     let health = get_json(&format!("{}/_localcloud/health", cloud.endpoint())).await;
     assert_eq!(health["status"], "ok");
-    let (status, body) =
-        http_call("GET", &format!("{}/_localcloud/nothing", cloud.endpoint())).await;
+    let (status, body) = http_call(
+        "GET",
+        &format!("{}/_localcloud/nothing", cloud.endpoint()),
+        "",
+    )
+    .await;
     assert_eq!(status, 404, "{body}");
-    let (status, _) = http_call("GET", &format!("{}/_localcloud/reset", cloud.endpoint())).await;
+    let (status, _) = http_call(
+        "GET",
+        &format!("{}/_localcloud/reset", cloud.endpoint()),
+        "",
+    )
+    .await;
     assert_eq!(status, 405, "reset must be a POST");
     cloud.shutdown().await.unwrap();
 }

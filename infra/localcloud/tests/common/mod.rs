@@ -1,0 +1,70 @@
+//! Helpers shared by the local cloud's integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// An SDK configuration for the local cloud at `endpoint`, with test credentials.
+pub fn sdk_config(endpoint: &str, region: &str) -> aws_config::SdkConfig {
+    let credentials =
+        aws_credential_types::Credentials::new("AKIDLOCALCLOUD", "secret", None, None, "test");
+    aws_config::SdkConfig::builder()
+        .behavior_version(aws_config::BehaviorVersion::latest())
+        .region(aws_config::Region::new(region.to_string()))
+        .credentials_provider(
+            aws_credential_types::provider::SharedCredentialsProvider::new(credentials),
+        )
+        .endpoint_url(endpoint)
+        .build()
+}
+
+/// A tiny HTTP/1.1 client (one request per connection), so the tests need no
+/// HTTP client dependency. Returns status and body.
+pub async fn http_call(method: &str, url: &str, body: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rest = url.strip_prefix("http://").expect("http URL");
+    let (host, path) = match rest.find('/') {
+        Some(i) => rest.split_at(i),
+        None => (rest, "/"),
+    };
+    let mut stream = tokio::net::TcpStream::connect(host).await.expect("connect");
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nhost: {host}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    let status = response[9..12].parse().expect("status code");
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+pub async fn get_json(url: &str) -> serde_json::Value {
+    let (status, body) = http_call("GET", url, "").await;
+    assert_eq!(status, 200, "GET {url}: {body}");
+    serde_json::from_str(&body).unwrap_or_else(|e| panic!("GET {url}: {e}: {body}"))
+}
+
+/// `target/<profile>`, where the test-functions binaries are (built on demand).
+pub fn test_function_binaries() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>")
+        .to_path_buf();
+    if !dir.join("echo").is_file() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "--quiet", "-p", "test-functions", "--bins"])
+            .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building test-functions failed");
+    }
+    dir
+}
