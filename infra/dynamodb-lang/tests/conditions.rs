@@ -331,3 +331,15 @@ fn deep_nesting_is_a_syntax_error_not_a_crash() {
     let nested = format!("{}age <> :v{}", "NOT (".repeat(10), ")".repeat(10));
     assert!(holds(&nested, v));
 }
+
+#[test]
+fn document_paths_deeper_than_32_levels_are_rejected() {
+    let v = json!({":v": {"N": "1"}});
+    let ok = format!("a{} = :v", ".b".repeat(31));
+    assert!(parse_condition(&ok, &mut ctx(&[], v.clone())).is_ok());
+    let deep = format!("a{} = :v", ".b".repeat(32));
+    assert_eq!(
+        error(&deep, v),
+        "Invalid ConditionExpression: The document path has too many nesting levels; nesting levels: 33"
+    );
+}

@@ -142,7 +142,8 @@ fn flatten(cond: Condition, out: &mut Vec<Condition>) -> Result<(), ExprError> {
 
 fn key_name(path: &DocumentPath) -> Result<String, ExprError> {
     if path.0.len() != 1 {
-        return Err(ExprError::new(
+        return Err(ExprError::invalid(
+            ExpressionKind::KeyCondition,
             "KeyConditionExpressions cannot have conditions on nested attributes",
         ));
     }

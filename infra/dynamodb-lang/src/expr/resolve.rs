@@ -94,7 +94,16 @@ impl<'c> Resolver<'c> {
                 RawPathElem::Name(placeholder) => PathElement::Attribute(self.name(placeholder)),
                 RawPathElem::Index(i) => PathElement::Index(*i),
             })
-            .collect();
+            .collect::<Vec<_>>();
+        if elements.len() > MAX_PATH_DEPTH {
+            self.report(
+                Problem::Types,
+                format!(
+                    "The document path has too many nesting levels; nesting levels: {}",
+                    elements.len()
+                ),
+            );
+        }
         DocumentPath(elements)
     }
 
@@ -370,6 +379,9 @@ fn scalar_text(v: &AttributeValue) -> String {
         other => format!("{other:?}"),
     }
 }
+
+/// AWS caps document paths at 32 levels.
+const MAX_PATH_DEPTH: usize = 32;
 
 /// AWS caps every expression string at 4 KB.
 const MAX_EXPRESSION_BYTES: usize = 4096;
