@@ -61,6 +61,29 @@ pub enum ArticleFilter {
     FavoritedBy(UserId),
     /// The feed: articles by any of these authors.
     Authors(Vec<UserId>),
+    /// Several filters at once (all must hold); at least two are set.
+    Combined {
+        tag: Option<String>,
+        author: Option<UserId>,
+        favorited_by: Option<UserId>,
+    },
+}
+
+impl ArticleFilter {
+    /// The simplest variant for the given filters.
+    pub fn of(tag: Option<String>, author: Option<UserId>, favorited_by: Option<UserId>) -> Self {
+        match (tag, author, favorited_by) {
+            (None, None, None) => Self::All,
+            (Some(tag), None, None) => Self::Tag(tag),
+            (None, Some(author), None) => Self::Author(author),
+            (None, None, Some(user)) => Self::FavoritedBy(user),
+            (tag, author, favorited_by) => Self::Combined {
+                tag,
+                author,
+                favorited_by,
+            },
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

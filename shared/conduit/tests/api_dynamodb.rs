@@ -72,6 +72,7 @@ on_dynamodb!(
     list_articles_is_newest_first_without_body_with_count,
     list_articles_pages_with_offset_and_limit,
     list_articles_filters_by_tag_author_and_favorited,
+    list_articles_combines_filters,
     feed_shows_followed_authors_only,
     feed_pages_across_several_authors,
     update_article_keeps_tags_unless_given_and_empty_list_clears,

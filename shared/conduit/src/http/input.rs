@@ -104,6 +104,10 @@ impl Fields {
         let mut tags: Vec<String> = Vec::with_capacity(items.len());
         for item in items {
             match item {
+                Value::String(s) if s.trim().chars().count() > MAX_TAG_CHARS => {
+                    self.fail(field, "has a tag longer than 100 characters");
+                    return None;
+                }
                 Value::String(s) if !s.trim().is_empty() => {
                     let tag = s.trim().to_owned();
                     if !tags.contains(&tag) {
@@ -153,6 +157,8 @@ impl Fields {
 
 /// Bounded so that one article's creation fits in one DynamoDB transaction.
 pub const MAX_TAGS: usize = 20;
+/// Tags become key parts (DynamoDB keys are at most 2 KB).
+const MAX_TAG_CHARS: usize = 100;
 
 /// First value of a query parameter.
 pub fn query<'a>(query: &'a [(String, String)], name: &str) -> Option<&'a str> {
@@ -191,6 +197,10 @@ pub fn page(params: &[(String, String)]) -> Result<Page, ApiError> {
 
 /// Good enough to reject obvious mistakes; deliverability is not our concern.
 pub fn looks_like_email(email: &str) -> bool {
+    // 254: the SMTP limit; emails are also key parts.
+    if email.len() > 254 {
+        return false;
+    }
     match email.split_once('@') {
         Some((local, domain)) => {
             !local.is_empty()
@@ -247,6 +257,15 @@ mod tests {
             Fields::new(obj).tag_list("tagList"),
             Some(vec!["x".into(), "y".into()])
         );
+    }
+
+    #[test]
+    fn overlong_tag_is_rejected() {
+        let long = "t".repeat(101);
+        let body = format!(r#"{{"a":{{"tagList":["{long}"]}}}}"#);
+        let mut f = Fields::new(envelope(body.as_bytes(), "a").unwrap());
+        assert_eq!(f.tag_list("tagList"), None);
+        assert_eq!(f.finish().unwrap_err().status_code(), 422);
     }
 
     #[test]

@@ -44,8 +44,7 @@ fn empty_list() -> Reply {
     Reply::ok(json!({ "articles": [], "articlesCount": 0 }))
 }
 
-/// Filters by `author` or `favorited` (usernames) or `tag`; if several are given the
-/// first of author, favorited, tag decides.
+/// Filters by `tag`, `author` and `favorited` (usernames), all of which must hold.
 pub async fn list(
     app: &App,
     headers: &HeaderMap,
@@ -53,24 +52,30 @@ pub async fn list(
 ) -> Result<Reply, ApiError> {
     let viewer = app.viewer(headers)?;
     let page = page(params)?;
-    let by_user = |name: &'static str| query(params, name).map(str::to_owned);
-    let filter = if let Some(author) = by_user("author") {
-        match app.users.by_username(&author).await? {
-            Some(user) => ArticleFilter::Author(user.id),
-            None => return Ok(empty_list()),
-        }
-    } else if let Some(fan) = by_user("favorited") {
-        match app.users.by_username(&fan).await? {
-            Some(user) => ArticleFilter::FavoritedBy(user.id),
-            None => return Ok(empty_list()),
-        }
-    } else if let Some(tag) = query(params, "tag") {
-        ArticleFilter::Tag(tag.trim().to_owned())
-    } else {
-        ArticleFilter::All
+    // Unknown usernames match nothing.
+    let (author, fan) = match (
+        user_param(app, params, "author").await?,
+        user_param(app, params, "favorited").await?,
+    ) {
+        (Some(None), _) | (_, Some(None)) => return Ok(empty_list()),
+        (author, fan) => (author.flatten(), fan.flatten()),
     };
+    let tag = query(params, "tag").map(|t| t.trim().to_owned());
+    let filter = ArticleFilter::of(tag, author, fan);
     let found = app.articles.list(&filter, page).await?;
     list_reply(app, viewer.as_ref(), found).await
+}
+
+/// None: parameter absent; Some(None): unknown username; Some(Some(id)): that user.
+async fn user_param(
+    app: &App,
+    params: &[(String, String)],
+    name: &str,
+) -> Result<Option<Option<UserId>>, ApiError> {
+    match query(params, name) {
+        None => Ok(None),
+        Some(username) => Ok(Some(app.users.by_username(username).await?.map(|u| u.id))),
+    }
 }
 
 /// Articles by the authors the caller follows, newest first.

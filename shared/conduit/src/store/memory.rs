@@ -144,6 +144,19 @@ impl ArticleState {
                 self.favorites.contains(&(article.id.clone(), user.clone()))
             }
             ArticleFilter::Authors(authors) => authors.contains(&article.author_id),
+            ArticleFilter::Combined {
+                tag,
+                author,
+                favorited_by,
+            } => {
+                let by_tag = tag.clone().map(ArticleFilter::Tag);
+                let by_author = author.clone().map(ArticleFilter::Author);
+                let by_fan = favorited_by.clone().map(ArticleFilter::FavoritedBy);
+                [by_tag, by_author, by_fan]
+                    .iter()
+                    .flatten()
+                    .all(|f| self.matches(article, f))
+            }
         }
     }
 

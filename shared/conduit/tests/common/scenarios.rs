@@ -488,6 +488,48 @@ pub async fn list_articles_filters_by_tag_author_and_favorited(c: &Client) {
     assert_eq!(unknown["articlesCount"], 0);
 }
 
+pub async fn list_articles_combines_filters(c: &Client) {
+    // GIVEN jake's and anne's articles with overlapping tags, one favorited by anne
+    let jake = c.register("jake").await;
+    let anne = c.register("anne").await;
+    let dragons = c.article(&jake, "Dragons", &["dragons", "fire"]).await;
+    c.article(&jake, "Cats", &["cats"]).await;
+    tokio::time::sleep(std::time::Duration::from_millis(3)).await;
+    c.article(&jake, "More dragons", &["dragons"]).await;
+    c.article(&anne, "Anne's dragons", &["dragons"]).await;
+    c.call(
+        POST,
+        &format!("/api/articles/{dragons}/favorite"),
+        Some(&anne),
+        None,
+    )
+    .await;
+    // WHEN filters are combined THEN every one of them holds
+    let (_, tag_author) = c
+        .call(
+            GET,
+            "/api/articles?tag=dragons&author=jake&limit=1",
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(tag_author["articlesCount"], 2);
+    assert_eq!(tag_author["articles"][0]["title"], "More dragons");
+    let (_, author_fan) = c
+        .call(GET, "/api/articles?author=jake&favorited=anne", None, None)
+        .await;
+    assert_eq!(author_fan["articlesCount"], 1);
+    assert_eq!(author_fan["articles"][0]["slug"], dragons.as_str());
+    let (_, none) = c
+        .call(GET, "/api/articles?tag=cats&favorited=anne", None, None)
+        .await;
+    assert_eq!(none["articlesCount"], 0);
+    let (_, unknown) = c
+        .call(GET, "/api/articles?tag=dragons&author=ghost", None, None)
+        .await;
+    assert_eq!(unknown["articlesCount"], 0);
+}
+
 pub async fn feed_shows_followed_authors_only(c: &Client) {
     let jake = c.register("jake").await;
     let anne = c.register("anne").await;

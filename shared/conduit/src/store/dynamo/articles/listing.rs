@@ -2,14 +2,14 @@
 //! author for the feed, merged), a counter read for the total, then one
 //! BatchGetItem for the page's articles.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use aws_sdk_dynamodb::Client;
 use futures::{stream, StreamExt, TryStreamExt};
 
 use super::super::items::{batch_get, get_n, get_s, key, n, query, s, Item, QuerySpec};
-use super::{article_key, author_list, fav_list, from_item, tag_list};
-use crate::model::{ArticleFilter, ArticlePage, Page, UserId};
+use super::{article_key, author_list, fav_list, favorite_key, from_item, tag_list};
+use crate::model::{Article, ArticleFilter, ArticlePage, Page, UserId};
 use crate::store::StoreResult;
 
 /// Followed authors queried at once for the feed.
@@ -48,14 +48,26 @@ async fn entries(client: &Client, table: &str, list: &str, want: usize) -> Store
         .collect()
 }
 
-/// Counter values (missing counters are zero), one BatchGetItem.
-async fn counters(client: &Client, table: &str, names: &[String]) -> StoreResult<i64> {
+/// Counter values by name (a missing counter is zero), one BatchGetItem.
+async fn counter_values(
+    client: &Client,
+    table: &str,
+    names: &[String],
+) -> StoreResult<HashMap<String, i64>> {
     let keys = names
         .iter()
         .map(|sk| key(&[("pk", s("COUNT")), ("sk", s(sk))]))
         .collect();
-    let items = batch_get(client, table, keys, &["n"]).await?;
-    Ok(items.iter().filter_map(|i| get_n(i, "n").ok()).sum())
+    let items = batch_get(client, table, keys, &["sk", "n"]).await?;
+    items
+        .iter()
+        .map(|i| Ok((get_s(i, "sk")?, get_n(i, "n")?)))
+        .collect()
+}
+
+/// Sum of the named counters.
+async fn counters(client: &Client, table: &str, names: &[String]) -> StoreResult<i64> {
+    Ok(counter_values(client, table, names).await?.values().sum())
 }
 
 pub async fn list(
@@ -64,7 +76,7 @@ pub async fn list(
     filter: &ArticleFilter,
     page: Page,
 ) -> StoreResult<ArticlePage> {
-    let want = page.offset + page.limit;
+    let want = page.offset.saturating_add(page.limit);
     let (entries, total) = match filter {
         ArticleFilter::Authors(authors) => feed_entries(client, table, authors, want).await?,
         ArticleFilter::All => single(client, table, "LIST#ALL".into(), "ALL".into(), want).await?,
@@ -73,6 +85,18 @@ pub async fn list(
         }
         ArticleFilter::Author(a) => {
             single(client, table, author_list(a), format!("AUTHOR#{a}"), want).await?
+        }
+        ArticleFilter::Combined {
+            tag,
+            author,
+            favorited_by,
+        } => {
+            let filters = Combined {
+                tag: tag.as_deref(),
+                author: author.as_deref(),
+                fan: favorited_by.as_deref(),
+            };
+            return combined(client, table, filters, page).await;
         }
         ArticleFilter::FavoritedBy(u) => {
             single(client, table, fav_list(u), format!("FAV#{u}"), want).await?
@@ -123,6 +147,82 @@ async fn feed_entries(
     merged.sort_by(|a, b| b.sk.cmp(&a.sk));
     merged.truncate(want);
     Ok((merged, total))
+}
+
+#[derive(Clone, Copy)]
+struct Combined<'a> {
+    tag: Option<&'a str>,
+    author: Option<&'a str>,
+    fan: Option<&'a str>,
+}
+
+/// Several filters: read the smallest matching listing whole (by its counter),
+/// check the others on the articles, then page in memory. Cost grows with that
+/// smallest listing, never with the table.
+async fn combined(
+    client: &Client,
+    table: &str,
+    f: Combined<'_>,
+    page: Page,
+) -> StoreResult<ArticlePage> {
+    let mut sources: Vec<(String, String)> = Vec::new();
+    if let Some(t) = f.tag {
+        sources.push((tag_list(t), format!("TAG#{t}")));
+    }
+    if let Some(a) = f.author {
+        sources.push((author_list(a), format!("AUTHOR#{a}")));
+    }
+    if let Some(u) = f.fan {
+        sources.push((fav_list(u), format!("FAV#{u}")));
+    }
+    let names: Vec<String> = sources.iter().map(|(_, c)| c.clone()).collect();
+    let sizes = counter_values(client, table, &names).await?;
+    let Some((list, _)) = sources
+        .iter()
+        .min_by_key(|(_, c)| sizes.get(c).copied().unwrap_or(0))
+    else {
+        return Ok(ArticlePage {
+            articles: Vec::new(),
+            total: 0,
+        });
+    };
+    let ids: Vec<String> = entries(client, table, list, usize::MAX)
+        .await?
+        .into_iter()
+        .map(|e| e.article_id)
+        .collect();
+    let articles = hydrate(client, table, &ids).await?;
+    let favorited: Option<HashSet<String>> = match f.fan {
+        Some(user) => {
+            let keys = ids.iter().map(|id| favorite_key(id, user)).collect();
+            let found = batch_get(client, table, keys, &["pk"]).await?;
+            Some(
+                found
+                    .iter()
+                    .filter_map(|i| {
+                        get_s(i, "pk")
+                            .ok()?
+                            .strip_prefix("ARTICLE#")
+                            .map(str::to_owned)
+                    })
+                    .collect(),
+            )
+        }
+        None => None,
+    };
+    let matching: Vec<Article> = articles
+        .into_iter()
+        .filter(|a| f.tag.is_none_or(|t| a.tags.iter().any(|x| x == t)))
+        .filter(|a| f.author.is_none_or(|x| a.author_id == x))
+        .filter(|a| favorited.as_ref().is_none_or(|set| set.contains(&a.id)))
+        .collect();
+    let total = matching.len();
+    let articles = matching
+        .into_iter()
+        .skip(page.offset)
+        .take(page.limit)
+        .collect();
+    Ok(ArticlePage { articles, total })
 }
 
 /// Articles by id in the given order; ids whose article vanished are skipped.
