@@ -58,6 +58,16 @@ impl EsmConfig {
                 "MaximumBatchingWindowInSeconds must be between 0 and 300".into(),
             ));
         }
+        if self.is_fifo() && self.batch_size > 10 {
+            return Err(ConfigError(
+                "BatchSize for a FIFO queue must be between 1 and 10".into(),
+            ));
+        }
+        if self.is_fifo() && !self.maximum_batching_window.is_zero() {
+            return Err(ConfigError(
+                "Batching window is not supported for FIFO queues".into(),
+            ));
+        }
         if self.batch_size > 10 && self.maximum_batching_window.is_zero() {
             return Err(ConfigError(
                 "Maximum batch window in seconds must be greater than 0 if maximum batch size is greater than 10".into(),
@@ -77,6 +87,10 @@ impl EsmConfig {
             )));
         }
         Ok(())
+    }
+
+    pub fn is_fifo(&self) -> bool {
+        self.queue_arn.ends_with(".fifo")
     }
 
     pub fn region(&self) -> &str {
@@ -148,6 +162,16 @@ mod tests {
             tweak(&mut config);
             assert!(config.validate().is_err(), "case {i} should be rejected");
         }
+    }
+
+    #[test]
+    fn fifo_queues_take_at_most_10_and_no_window() {
+        let mut config = EsmConfig::new("worker", "arn:aws:sqs:us-east-1:000000000000:orders.fifo");
+        assert_eq!(config.validate(), Ok(()));
+        config.maximum_batching_window = Duration::from_secs(1);
+        assert!(config.validate().is_err());
+        config.batch_size = 20;
+        assert!(config.validate().is_err());
     }
 
     #[test]

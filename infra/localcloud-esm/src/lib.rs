@@ -77,6 +77,22 @@ pub fn start(
     })
 }
 
+/// Messages received at the start of a batching window longer than the
+/// visibility timeout come back before the batch is even invoked.
+async fn warn_if_window_outlasts_visibility(shared: &Shared) {
+    let config = &shared.config;
+    if let Ok(visibility) = shared.queue.visibility_timeout(&config.queue_arn).await {
+        if config.maximum_batching_window >= visibility {
+            tracing::warn!(
+                queue = %config.queue_arn,
+                ?visibility,
+                window = ?config.maximum_batching_window,
+                "the batching window outlasts the visibility timeout: messages will be delivered twice"
+            );
+        }
+    }
+}
+
 /// Owns the pollers: grows the pool to the scaler's target every interval
 /// and waits for every poller on shutdown.
 async fn supervise(shared: Arc<Shared>, mut stop: watch::Receiver<bool>) {
@@ -84,6 +100,7 @@ async fn supervise(shared: Arc<Shared>, mut stop: watch::Receiver<bool>) {
         let _ = stop.wait_for(|s| *s).await;
         return;
     }
+    warn_if_window_outlasts_visibility(&shared).await;
     let mut scaler = Scaler::new(shared.config.maximum_concurrency);
     let (target_tx, target_rx) = watch::channel(scaler.target());
     let mut pollers = JoinSet::new();
