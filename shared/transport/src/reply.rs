@@ -1,0 +1,295 @@
+//! Request/reply over SQS.
+//!
+//! The reply path: every execution environment (every process) creates its own
+//! reply queue the first time it calls, named `{prefix}{random}`. A request
+//! carries a correlation id and the reply queue's URL; the worker sends the
+//! answer there. One poller per process receives from the reply queue while
+//! calls are pending and hands each reply to the waiting call by correlation
+//! id, so concurrent calls in one process each get their own answer, and a
+//! reply that arrives after its caller gave up is deleted and dropped.
+//!
+//! Clean-up: the queue is tagged with a heartbeat (refreshed at most every
+//! [`HEARTBEAT_EVERY`]); when an environment creates its queue it deletes the
+//! queues of its prefix whose heartbeat is older than
+//! [`RequestReplyConfig::stale_after`] (environments that are gone).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use aws_sdk_sqs::Client;
+use parking_lot::Mutex;
+use serde_json::Value;
+use tokio::sync::{oneshot, OnceCell};
+
+use crate::envelope::{now_ms, Reply, ReplyOutcome, Request};
+use crate::{Transport, TransportError};
+
+pub const HEARTBEAT_TAG: &str = "heartbeat-ms";
+pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(60);
+
+#[derive(Debug, Clone)]
+pub struct RequestReplyConfig {
+    /// Where requests go (the owner's request queue).
+    pub request_queue_url: String,
+    /// Reply queue names start with this (at most 40 characters, so names fit SQS's 80).
+    pub reply_queue_prefix: String,
+    /// How long a call waits for its reply before it fails with a timeout.
+    pub wait_limit: Duration,
+    /// Reply queues whose heartbeat is older than this are deleted by the next
+    /// environment that starts.
+    pub stale_after: Duration,
+}
+
+pub struct RequestReply {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    sqs: Client,
+    config: RequestReplyConfig,
+    reply_queue: OnceCell<String>,
+    pending: Mutex<Pending>,
+    last_heartbeat_ms: AtomicU64,
+}
+
+#[derive(Default)]
+struct Pending {
+    waiting: HashMap<String, oneshot::Sender<ReplyOutcome>>,
+    poller_running: bool,
+}
+
+impl RequestReply {
+    pub fn new(sqs: Client, config: RequestReplyConfig) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                sqs,
+                config,
+                reply_queue: OnceCell::new(),
+                pending: Mutex::new(Pending::default()),
+                last_heartbeat_ms: AtomicU64::new(0),
+            }),
+        }
+    }
+
+    /// The reply queue of this environment, if created yet.
+    pub fn reply_queue_url(&self) -> Option<&str> {
+        self.inner.reply_queue.get().map(String::as_str)
+    }
+
+    /// Deletes this environment's reply queue (for tests and orderly shutdown).
+    pub async fn close(&self) -> Result<(), TransportError> {
+        if let Some(url) = self.inner.reply_queue.get() {
+            self.inner
+                .sqs
+                .delete_queue()
+                .queue_url(url)
+                .send()
+                .await
+                .map_err(|e| unavailable("DeleteQueue", e))?;
+        }
+        Ok(())
+    }
+}
+
+impl Transport for RequestReply {
+    async fn call(&self, payload: Value) -> Result<Value, TransportError> {
+        let inner = &self.inner;
+        let reply_to = inner.reply_queue().await?.clone();
+        inner.heartbeat(&reply_to).await;
+        let correlation_id = uuid::Uuid::new_v4().to_string();
+        let wait_limit = inner.config.wait_limit;
+        let request = Request {
+            correlation_id: correlation_id.clone(),
+            reply_to,
+            expires_at_ms: now_ms() + wait_limit.as_millis() as u64,
+            payload,
+        };
+        let (sender, receiver) = oneshot::channel();
+        let start_poller = {
+            let mut pending = inner.pending.lock();
+            pending.waiting.insert(correlation_id.clone(), sender);
+            !std::mem::replace(&mut pending.poller_running, true)
+        };
+        if start_poller {
+            tokio::spawn(poll_replies(inner.clone()));
+        }
+        let body = serde_json::to_string(&request).map_err(|e| TransportError::BadAnswer(e.to_string()))?;
+        if let Err(e) = inner
+            .sqs
+            .send_message()
+            .queue_url(&inner.config.request_queue_url)
+            .message_body(body)
+            .send()
+            .await
+        {
+            inner.pending.lock().waiting.remove(&correlation_id);
+            return Err(unavailable("SendMessage", e));
+        }
+        match tokio::time::timeout(wait_limit, receiver).await {
+            Ok(Ok(ReplyOutcome::Ok { payload })) => Ok(payload),
+            Ok(Ok(ReplyOutcome::Error { error_type, message })) => {
+                Err(TransportError::CalleeFailed { error_type, message })
+            }
+            Ok(Err(_)) => Err(TransportError::Unavailable("the reply poller stopped".into())),
+            Err(_) => {
+                inner.pending.lock().waiting.remove(&correlation_id);
+                Err(TransportError::Timeout {
+                    waited_ms: wait_limit.as_millis() as u64,
+                })
+            }
+        }
+    }
+}
+
+impl Inner {
+    async fn reply_queue(&self) -> Result<&String, TransportError> {
+        self.reply_queue
+            .get_or_try_init(|| async {
+                self.delete_stale_reply_queues().await;
+                let name = format!(
+                    "{}{}",
+                    self.config.reply_queue_prefix,
+                    uuid::Uuid::new_v4().simple()
+                );
+                let output = self
+                    .sqs
+                    .create_queue()
+                    .queue_name(&name)
+                    .tags(HEARTBEAT_TAG, now_ms().to_string())
+                    .send()
+                    .await
+                    .map_err(|e| unavailable("CreateQueue", e))?;
+                self.last_heartbeat_ms.store(now_ms(), Ordering::Relaxed);
+                tracing::info!(queue = name, "created the reply queue of this environment");
+                output
+                    .queue_url
+                    .ok_or_else(|| TransportError::BadAnswer("CreateQueue returned no URL".into()))
+            })
+            .await
+    }
+
+    async fn heartbeat(&self, queue_url: &str) {
+        let now = now_ms();
+        let last = self.last_heartbeat_ms.load(Ordering::Relaxed);
+        if now.saturating_sub(last) < HEARTBEAT_EVERY.as_millis() as u64 {
+            return;
+        }
+        self.last_heartbeat_ms.store(now, Ordering::Relaxed);
+        let tagged = self
+            .sqs
+            .tag_queue()
+            .queue_url(queue_url)
+            .tags(HEARTBEAT_TAG, now.to_string())
+            .send()
+            .await;
+        if let Err(e) = tagged {
+            tracing::warn!("cannot refresh the reply queue heartbeat: {e}");
+        }
+    }
+
+    /// Best effort: a failure here must not fail the caller's request.
+    async fn delete_stale_reply_queues(&self) {
+        let listed = self
+            .sqs
+            .list_queues()
+            .queue_name_prefix(&self.config.reply_queue_prefix)
+            .send()
+            .await;
+        let Ok(listed) = listed else { return };
+        let stale_before = now_ms().saturating_sub(self.config.stale_after.as_millis() as u64);
+        for url in listed.queue_urls.unwrap_or_default() {
+            let Ok(tags) = self.sqs.list_queue_tags().queue_url(&url).send().await else {
+                continue;
+            };
+            let heartbeat = tags
+                .tags
+                .as_ref()
+                .and_then(|t| t.get(HEARTBEAT_TAG))
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or(0);
+            if heartbeat < stale_before {
+                tracing::info!(queue = url, "deleting a stale reply queue");
+                let _ = self.sqs.delete_queue().queue_url(&url).send().await;
+            }
+        }
+    }
+}
+
+/// Receives replies while calls are pending, then stops. Exactly one runs
+/// per process at a time (`poller_running`).
+async fn poll_replies(inner: Arc<Inner>) {
+    let Some(queue_url) = inner.reply_queue.get().cloned() else {
+        inner.pending.lock().poller_running = false;
+        return;
+    };
+    loop {
+        {
+            let mut pending = inner.pending.lock();
+            if pending.waiting.is_empty() {
+                pending.poller_running = false;
+                return;
+            }
+        }
+        let received = inner
+            .sqs
+            .receive_message()
+            .queue_url(&queue_url)
+            .max_number_of_messages(10)
+            .wait_time_seconds(1)
+            .send()
+            .await;
+        let messages = match received {
+            Ok(output) => output.messages.unwrap_or_default(),
+            Err(e) => {
+                tracing::warn!("receiving replies failed: {}", aws_sdk_sqs::error::DisplayErrorContext(&e));
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                continue;
+            }
+        };
+        if messages.is_empty() {
+            continue;
+        }
+        let mut delete = inner.sqs.delete_message_batch().queue_url(&queue_url);
+        for (i, message) in messages.iter().enumerate() {
+            if let Some(handle) = &message.receipt_handle {
+                delete = delete.entries(
+                    aws_sdk_sqs::types::DeleteMessageBatchRequestEntry::builder()
+                        .id(i.to_string())
+                        .receipt_handle(handle)
+                        .build()
+                        .expect("id and receipt handle are set"),
+                );
+            }
+            let Some(reply) = message
+                .body
+                .as_deref()
+                .and_then(|b| serde_json::from_str::<Reply>(b).ok())
+            else {
+                tracing::warn!("dropping a malformed reply");
+                continue;
+            };
+            let waiter = inner.pending.lock().waiting.remove(&reply.correlation_id);
+            match waiter {
+                Some(sender) => {
+                    let _ = sender.send(reply.outcome);
+                }
+                None => tracing::info!(
+                    correlation_id = reply.correlation_id,
+                    "dropping a reply nobody waits for (its caller timed out)"
+                ),
+            }
+        }
+        if let Err(e) = delete.send().await {
+            tracing::warn!("deleting replies failed: {e}");
+        }
+    }
+}
+
+fn unavailable(operation: &str, error: impl std::error::Error) -> TransportError {
+    TransportError::Unavailable(format!(
+        "{operation}: {}",
+        aws_sdk_sqs::error::DisplayErrorContext(error)
+    ))
+}
