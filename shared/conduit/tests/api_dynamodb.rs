@@ -291,3 +291,41 @@ async fn seeded_data_is_served_like_data_written_through_the_api() {
     let (_, tags) = c.call(Method::GET, "/api/tags", None, None).await;
     assert!(!tags["tags"].as_array().unwrap().is_empty());
 }
+
+/// The full default data set (1k users, 10k articles, 50k comments). Heavy: run with
+/// `cargo test -p conduit --test api_dynamodb -- --ignored` when changing the loader.
+#[tokio::test]
+#[ignore = "loads ~170k items; a minute in a debug build"]
+async fn default_seed_loads_in_seconds_not_minutes() {
+    use conduit::seed::{generate, Sizes};
+    let local = local().await;
+    let sizes = Sizes {
+        users: 1_000,
+        articles: 10_000,
+        comments: 50_000,
+        follows_per_user: 10,
+        favorites_per_user: 20,
+    };
+    let started = std::time::Instant::now();
+    let data = generate(sizes, 42, "hash", conduit::model::Timestamp::now());
+    let loader = conduit::store::dynamo::BulkLoader::new(
+        local.sdk.clone(),
+        TableNames::with_prefix("conduit"),
+        16,
+    );
+    loader.users(&data.users).await.unwrap();
+    loader.follows(&data.follows).await.unwrap();
+    loader
+        .articles(&data.articles, &data.favorites)
+        .await
+        .unwrap();
+    loader.comments(&data.comments).await.unwrap();
+    let elapsed = started.elapsed();
+    eprintln!("seeded in {elapsed:?}");
+    let (_, list) = local
+        .client
+        .call(Method::GET, "/api/articles", None, None)
+        .await;
+    assert_eq!(list["articlesCount"], 10_000);
+    assert!(elapsed.as_secs() < 120, "{elapsed:?}");
+}
