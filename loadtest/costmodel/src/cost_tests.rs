@@ -336,3 +336,60 @@ fn ratio_compares_per_request_and_monthly_cost() {
     // AND a little more than twice per month: the free tier is a fixed amount
     assert!(r.monthly_with_free_tier.unwrap() > 2.0);
 }
+
+#[test]
+fn http_api_requests_beyond_300_million_a_month_cost_90_cents_per_million() {
+    // GIVEN 250 req/s through an HTTP API: 250 x 730 x 3600 = 657M requests a month
+    let mut u = usage(1e6);
+    u.api_gateway.http_requests = 1e6;
+    let options = CostOptions {
+        requests_per_second: Some(250.0),
+        ..CostOptions::default()
+    };
+    let m = priced(&u, &options).monthly.unwrap();
+    // THEN 357M requests are in the second tier, $0.10 per 1M cheaper: -$35.70
+    assert_eq!(m.volume_discounts.len(), 1);
+    assert_close(m.volume_discounts[0].quantity, 357e6);
+    assert_close(m.volume_discounts[0].usd, -35.70);
+    // AND the month costs 300 x $1.00 + 357 x $0.90 = $621.30 (no free tier for API Gateway)
+    assert_close(m.usd_without_free_tier, 621.30);
+    assert_close(m.usd_with_free_tier, 621.30);
+    assert_close(m.usd_per_million_requests_with_free_tier, 621.30 / 657.0);
+}
+
+#[test]
+fn lambda_gb_seconds_across_three_tiers_on_x86_64() {
+    // GIVEN a month (1 req/s, one run = one month) of 20B GB-s on x86_64
+    let mut u = usage(2_628_000.0);
+    let mut f = function("x86_64", 1.0, 0.0);
+    f.billed_ms_total = 20e9 * 1000.0 * 8.0; // GB-s x 1000 ms / 0.125 GB
+    u.lambda.push(f);
+    let options = CostOptions {
+        requests_per_second: Some(1.0),
+        ..CostOptions::default()
+    };
+    let m = priced(&u, &options).monthly.unwrap();
+    // THEN 6B at $0.0000166667, 9B at $0.000015 and 5B at $0.0000133334
+    let tiers: Vec<f64> = m.volume_discounts.iter().map(|d| d.quantity).collect();
+    assert_eq!(tiers, vec![9e9, 5e9]);
+    let expected_duration = 6e9 * 0.0000166667 + 9e9 * 0.000015 + 5e9 * 0.0000133334;
+    // (the single invocation adds $0.0000002)
+    assert_close(m.usd_without_free_tier, expected_duration + 0.0000002);
+}
+
+#[test]
+fn no_volume_discount_below_the_first_threshold() {
+    let mut u = usage(1e6);
+    u.api_gateway.http_requests = 1e6;
+    u.lambda.push(function("arm64", 1e6, 5.0));
+    let options = CostOptions {
+        requests_per_second: Some(100.0),
+        ..CostOptions::default()
+    };
+    // 262.8M requests < 300M: first tier only
+    assert!(priced(&u, &options)
+        .monthly
+        .unwrap()
+        .volume_discounts
+        .is_empty());
+}

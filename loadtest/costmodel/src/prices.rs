@@ -11,7 +11,7 @@ use crate::error::{CostError, Result};
 /// The table shipped with the crate.
 pub const DEFAULT_PRICES_CSV: &str = include_str!("../../prices/aws-prices.csv");
 
-const HEADER: [&str; 10] = [
+const HEADER: [&str; 11] = [
     "region",
     "architecture",
     "service",
@@ -20,6 +20,7 @@ const HEADER: [&str; 10] = [
     "unit",
     "quantity",
     "usd",
+    "monthly_from",
     "effective_date",
     "source",
 ];
@@ -67,6 +68,9 @@ pub struct PriceLine {
     pub unit: String,
     pub quantity: f64,
     pub usd: Option<f64>,
+    /// Volume tier: the price applies to the month's units beyond this many (0 = the
+    /// first tier, the price of every unit until a higher tier starts).
+    pub monthly_from: f64,
     pub effective_date: String,
     pub source: String,
 }
@@ -222,7 +226,7 @@ impl<'a> RegionPrices<'a> {
         self.get(service, item, kind).ok()
     }
 
-    /// Every line of `kind` in effect, the newest per service, item and architecture.
+    /// Every line of `kind` in effect, the newest per service, item, architecture and tier.
     pub fn all_of_kind(&self, kind: LineKind) -> Vec<&'a PriceLine> {
         let mut newest: Vec<&'a PriceLine> = Vec::new();
         let in_effect = self.table.lines.iter().filter(|l| {
@@ -238,6 +242,7 @@ impl<'a> RegionPrices<'a> {
                 other.service == line.service
                     && other.item == line.item
                     && other.architecture == line.architecture
+                    && other.monthly_from == line.monthly_from
             };
             match newest.iter_mut().find(|other| same(other)) {
                 Some(kept) if kept.effective_date < line.effective_date => *kept = line,
@@ -246,6 +251,17 @@ impl<'a> RegionPrices<'a> {
             }
         }
         newest
+    }
+
+    /// The volume tiers of a price, by ascending `monthly_from` (the first tier first).
+    pub fn tiers(&self, service: &str, item: &str, architecture: &str) -> Vec<&'a PriceLine> {
+        let mut tiers: Vec<&'a PriceLine> = self
+            .all_of_kind(LineKind::Price)
+            .into_iter()
+            .filter(|l| l.service == service && l.item == item && l.architecture == architecture)
+            .collect();
+        tiers.sort_by(|a, b| a.monthly_from.total_cmp(&b.monthly_from));
+        tiers
     }
 
     fn find(
@@ -260,7 +276,7 @@ impl<'a> RegionPrices<'a> {
             .lines
             .iter()
             .filter(|l| l.region == self.region && l.service == service && l.item == item)
-            .filter(|l| l.kind == kind)
+            .filter(|l| l.kind == kind && l.monthly_from == 0.0)
             .filter(|l| {
                 self.as_of
                     .as_deref()
@@ -306,11 +322,13 @@ fn same_key(a: &PriceLine, b: &PriceLine) -> bool {
         && a.service == b.service
         && a.item == b.item
         && a.kind == b.kind
+        && a.monthly_from == b.monthly_from
         && a.effective_date == b.effective_date
 }
 
 fn parse_line(fields: &[&str]) -> std::result::Result<PriceLine, String> {
-    let [region, architecture, service, item, kind, unit, quantity, usd, date, source] = fields
+    let [region, architecture, service, item, kind, unit, quantity, usd, from, date, source] =
+        fields
     else {
         return Err(format!(
             "expected {} comma-separated fields, found {}",
@@ -342,6 +360,11 @@ fn parse_line(fields: &[&str]) -> std::result::Result<PriceLine, String> {
         (_, true) => None,
         (_, false) => return Err(format!("a {} line has no usd", kind.as_str())),
     };
+    let monthly_from = match (kind, from.is_empty()) {
+        (_, true) => 0.0,
+        (LineKind::Price, false) => parse_number("monthly_from", from)?,
+        (_, false) => return Err(format!("a {} line has no monthly_from", kind.as_str())),
+    };
     if !is_date(date) {
         return Err(format!("effective_date `{date}` is not YYYY-MM-DD"));
     }
@@ -354,6 +377,7 @@ fn parse_line(fields: &[&str]) -> std::result::Result<PriceLine, String> {
         unit: unit.to_string(),
         quantity,
         usd,
+        monthly_from,
         effective_date: date.to_string(),
         source: source.to_string(),
     })

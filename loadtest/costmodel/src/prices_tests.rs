@@ -1,6 +1,6 @@
 use super::*;
 
-const HEAD: &str = "# version: test-1\nregion,architecture,service,item,kind,unit,quantity,usd,effective_date,source\n";
+const HEAD: &str = "# version: test-1\nregion,architecture,service,item,kind,unit,quantity,usd,monthly_from,effective_date,source\n";
 
 fn table(body: &str) -> Result<PriceTable> {
     PriceTable::parse(&format!("{HEAD}{body}"))
@@ -104,8 +104,8 @@ fn missing_item_is_an_error_not_a_zero_price() {
 fn newest_line_in_effect_on_the_date_asked_wins() {
     // GIVEN a price that changed on 2024-11-01
     let prices = table(
-        "r,any,dynamodb,write_request_units,price,WRU,1000000,1.25,2018-11-28,old\n\
-         r,any,dynamodb,write_request_units,price,WRU,1000000,0.625,2024-11-01,new\n",
+        "r,any,dynamodb,write_request_units,price,WRU,1000000,1.25,,2018-11-28,old\n\
+         r,any,dynamodb,write_request_units,price,WRU,1000000,0.625,,2024-11-01,new\n",
     )
     .unwrap();
     let usd = |as_of| {
@@ -129,8 +129,8 @@ fn newest_line_in_effect_on_the_date_asked_wins() {
 #[test]
 fn architecture_specific_line_beats_an_any_line() {
     let prices = table(
-        "r,any,lambda,duration,price,GB-second,1,0.5,2020-01-01,s\n\
-         r,arm64,lambda,duration,price,GB-second,1,0.4,2020-01-01,s\n",
+        "r,any,lambda,duration,price,GB-second,1,0.5,,2020-01-01,s\n\
+         r,arm64,lambda,duration,price,GB-second,1,0.4,,2020-01-01,s\n",
     )
     .unwrap();
     let us = prices.region("r", None).unwrap();
@@ -147,22 +147,22 @@ fn architecture_specific_line_beats_an_any_line() {
 fn malformed_tables_are_rejected_with_the_line_number() {
     let cases = [
         // missing usd on a price line
-        ("r,any,sqs,requests,price,request,1000000,,2025-01-01,s\n", 3),
+        ("r,any,sqs,requests,price,request,1000000,,,2025-01-01,s\n", 3),
         // a comma inside a field shifts the columns
-        ("r,any,sqs,requests,price,request,1000000,0.4,2025-01-01,s,extra\n", 3),
+        ("r,any,sqs,requests,price,request,1000000,0.4,,2025-01-01,s,extra\n", 3),
         // bad date
-        ("r,any,sqs,requests,price,request,1000000,0.4,2025-13-01,s\n", 3),
+        ("r,any,sqs,requests,price,request,1000000,0.4,,2025-13-01,s\n", 3),
         // no source
-        ("r,any,sqs,requests,price,request,1000000,0.4,2025-01-01,\n", 3),
+        ("r,any,sqs,requests,price,request,1000000,0.4,,2025-01-01,\n", 3),
         // usd on a free tier line
-        ("r,any,sqs,requests,free_tier,request,1000000,0.4,2025-01-01,s\n", 3),
+        ("r,any,sqs,requests,free_tier,request,1000000,0.4,,2025-01-01,s\n", 3),
         // zero quantity
-        ("r,any,sqs,requests,price,request,0,0.4,2025-01-01,s\n", 3),
+        ("r,any,sqs,requests,price,request,0,0.4,,2025-01-01,s\n", 3),
         // unknown kind
-        ("r,any,sqs,requests,discount,request,1,0.4,2025-01-01,s\n", 3),
+        ("r,any,sqs,requests,discount,request,1,0.4,,2025-01-01,s\n", 3),
         // duplicate
         (
-            "r,any,sqs,requests,price,request,1,0.4,2025-01-01,s\nr,any,sqs,requests,price,request,1,0.5,2025-01-01,s\n",
+            "r,any,sqs,requests,price,request,1,0.4,,2025-01-01,s\nr,any,sqs,requests,price,request,1,0.5,,2025-01-01,s\n",
             4,
         ),
     ];
@@ -179,10 +179,10 @@ fn malformed_tables_are_rejected_with_the_line_number() {
 #[test]
 fn table_without_version_or_header_is_rejected() {
     let no_version =
-        "region,architecture,service,item,kind,unit,quantity,usd,effective_date,source\n\
-                      r,any,sqs,requests,price,request,1,0.4,2025-01-01,s\n";
+        "region,architecture,service,item,kind,unit,quantity,usd,monthly_from,effective_date,source\n\
+                      r,any,sqs,requests,price,request,1,0.4,,2025-01-01,s\n";
     assert!(PriceTable::parse(no_version).is_err());
-    let no_header = "# version: 1\nr,any,sqs,requests,price,request,1,0.4,2025-01-01,s\n";
+    let no_header = "# version: 1\nr,any,sqs,requests,price,request,1,0.4,,2025-01-01,s\n";
     assert!(PriceTable::parse(no_header).is_err());
 }
 
@@ -190,4 +190,26 @@ fn table_without_version_or_header_is_rejected() {
 fn missing_file_is_a_read_error_naming_the_path() {
     let error = PriceTable::from_path(std::path::Path::new("/nonexistent/prices.csv")).unwrap_err();
     assert!(error.to_string().contains("/nonexistent/prices.csv"));
+}
+
+#[test]
+fn volume_tiers_are_listed_in_order_and_the_first_tier_is_the_price() {
+    // GIVEN the default table's HTTP API tiers
+    let prices = PriceTable::aws_default();
+    let us = prices.region("us-east-1", None).unwrap();
+    let tiers = us.tiers("apigateway", "http_requests", "any");
+    // THEN $1.00 from 0 and $0.90 beyond 300M; plain lookups return the first tier
+    let shape: Vec<(f64, Option<f64>)> = tiers.iter().map(|t| (t.monthly_from, t.usd)).collect();
+    assert_eq!(shape, vec![(0.0, Some(1.00)), (300e6, Some(0.90))]);
+    let price = us
+        .get("apigateway", "http_requests", LineKind::Price)
+        .unwrap();
+    assert_eq!(price.usd, Some(1.00));
+}
+
+#[test]
+fn monthly_from_is_only_for_price_lines() {
+    let error =
+        table("r,any,sqs,requests,free_tier,request,1000000,,5,2025-01-01,s\n").unwrap_err();
+    assert!(error.to_string().contains("monthly_from"), "{error}");
 }

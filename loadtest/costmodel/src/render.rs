@@ -47,9 +47,27 @@ impl CostBreakdown {
         row(
             &mut out,
             &total_cells,
-            monthly.map(|m| format!("**{}**", usd(m.usd_without_free_tier))),
+            monthly.map(|m| format!("**{}**", usd(m.lines.iter().map(|l| l.usd).sum()))),
         );
         if let Some(m) = monthly {
+            for discount in &m.volume_discounts {
+                let cells = [
+                    discount.service.clone(),
+                    discount.item.clone(),
+                    discount.resource.clone(),
+                    format!("{} {} a month", quantity(discount.quantity), discount.unit),
+                    unit_price(discount),
+                    String::new(),
+                    String::new(),
+                ];
+                row(&mut out, &cells, Some(usd(discount.usd)));
+            }
+            if !m.volume_discounts.is_empty() {
+                let cells =
+                    ["**total with volume tiers**", "", "", "", "", "", ""].map(String::from);
+                let month = format!("**{}**", usd(m.usd_without_free_tier));
+                row(&mut out, &cells, Some(month));
+            }
             for credit in &m.free_tier {
                 let cells = [
                     credit.service.clone(),
@@ -86,12 +104,13 @@ impl CostBreakdown {
         if let Some(m) = &self.monthly {
             let _ = write!(
                 out,
-                " A month at {} req/s ({} requests, {} h): {} without free tier, {} with it.",
+                " A month at {} req/s ({} requests, {} h): {} without free tier, {} with it ({} per 1M requests).",
                 quantity(m.requests_per_second),
                 quantity(m.requests_per_month),
                 quantity(m.hours_per_month),
                 usd(m.usd_without_free_tier),
-                usd(m.usd_with_free_tier)
+                usd(m.usd_with_free_tier),
+                usd(m.usd_per_million_requests_with_free_tier)
             );
         }
         if let Some(d) = &self.dominant {
