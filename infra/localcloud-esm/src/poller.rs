@@ -23,7 +23,7 @@ pub const MAX_BATCH_BYTES: usize = 6 * 1024 * 1024;
 /// SQS returns at most 10 messages per `ReceiveMessage`.
 const MAX_PER_RECEIVE: usize = 10;
 /// A receive slower than this waited for messages: there was no backlog.
-const WAITED: Duration = Duration::from_millis(50);
+const WAITED: Duration = Duration::from_millis(200);
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 

@@ -125,8 +125,9 @@ async fn without_a_window_a_message_is_invoked_at_once() {
     assert!(eventually(SETTLE, || queue.len() == 0).await);
     handle.shutdown().await;
 
+    // (no window to wait for: only scheduling delays, far below a long poll)
     let waited = worker.batches.lock()[0].0 - sent;
-    assert!(waited < Duration::from_millis(200), "{waited:?}");
+    assert!(waited < Duration::from_millis(500), "{waited:?}");
 }
 
 #[tokio::test]
