@@ -196,7 +196,7 @@ fn generate(rng: &mut Rng, steps: usize) -> Vec<Op> {
                 };
                 Op::Send {
                     queue,
-                    body: *rng.pick(BODIES),
+                    body: rng.pick(BODIES),
                     attrs,
                     group,
                     dedup: dedup_id,
@@ -214,7 +214,7 @@ fn generate(rng: &mut Rng, steps: usize) -> Vec<Op> {
                 Op::Batch {
                     queue,
                     ids,
-                    body: *rng.pick(&["a", "b"]),
+                    body: rng.pick(&["a", "b"]),
                 }
             }
             45..=64 => Op::Receive {
