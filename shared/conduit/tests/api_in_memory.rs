@@ -57,3 +57,69 @@ in_memory!(
     tags_lists_each_used_tag_once,
     unknown_route_is_404_json,
 );
+
+mod failures {
+    use std::sync::Arc;
+
+    use async_trait::async_trait;
+    use conduit::model::{User, UserId};
+    use conduit::store::{StoreError, StoreResult, UserStore};
+    use conduit::App;
+    use http::Method;
+    use serde_json::json;
+
+    use super::common::{self, Client};
+
+    /// A users store whose backend is down, with a secret-looking message.
+    struct BrokenUsers;
+
+    fn down<T>() -> StoreResult<T> {
+        Err(StoreError::backend(
+            "connection refused to 10.0.0.7: table conduit-users",
+        ))
+    }
+
+    #[async_trait]
+    impl UserStore for BrokenUsers {
+        async fn create(&self, _: &User) -> StoreResult<()> {
+            down()
+        }
+        async fn by_id(&self, _: &UserId) -> StoreResult<Option<User>> {
+            down()
+        }
+        async fn by_username(&self, _: &str) -> StoreResult<Option<User>> {
+            down()
+        }
+        async fn by_email(&self, _: &str) -> StoreResult<Option<User>> {
+            down()
+        }
+        async fn users_by_ids(&self, _: &[UserId]) -> StoreResult<Vec<User>> {
+            down()
+        }
+        async fn update(&self, _: &User, _: &User) -> StoreResult<()> {
+            down()
+        }
+    }
+
+    #[tokio::test]
+    async fn storage_failure_is_a_500_that_reveals_nothing() {
+        // GIVEN a backend that fails
+        let app = App {
+            users: Arc::new(BrokenUsers),
+            ..App::in_memory(common::tokens())
+        };
+        let c = Client { app };
+        // WHEN a client registers
+        let (status, body) = c
+            .call(
+                Method::POST,
+                "/api/users",
+                None,
+                Some(json!({"user": {"username": "a", "email": "a@b.c", "password": "p"}})),
+            )
+            .await;
+        // THEN it gets a generic 500 without the internal message
+        assert_eq!(status, 500);
+        assert_eq!(body, json!({"errors": {"body": ["internal error"]}}));
+    }
+}
