@@ -28,15 +28,12 @@ fn build_test_functions() -> PathBuf {
     let dir = exe
         .parent()
         .and_then(Path::parent)
-        .expect("target/<profile>")
-        .to_path_buf();
+        .expect("target/<profile>");
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test-functions");
-    let sources =
-        newest_mtime(&crate_dir.join("src")).max(newest_mtime(&crate_dir.join("Cargo.toml")));
-    let fresh = FUNCTIONS
+    if !FUNCTIONS
         .iter()
-        .all(|f| mtime(&dir.join(f)).is_some_and(|m| m >= sources));
-    if !fresh {
+        .all(|f| is_fresh(&dir.join(f), &crate_dir, f))
+    {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = Command::new(cargo)
             .args(["build", "--quiet", "-p", "test-functions", "--bins"])
@@ -45,19 +42,26 @@ fn build_test_functions() -> PathBuf {
             .expect("cargo runs");
         assert!(status.success(), "building test-functions failed");
     }
-    dir
+    dir.to_path_buf()
+}
+
+/// Cargo relinks a binary only when its own source or the library changes,
+/// so each binary is compared with those.
+fn is_fresh(binary: &Path, crate_dir: &Path, name: &str) -> bool {
+    let sources = [
+        crate_dir.join("Cargo.toml"),
+        crate_dir.join("src/lib.rs"),
+        crate_dir.join(format!("src/bin/{name}.rs")),
+    ];
+    let newest = sources
+        .iter()
+        .map(|p| mtime(p).unwrap_or_else(SystemTime::now))
+        .fold(SystemTime::UNIX_EPOCH, SystemTime::max);
+    mtime(binary).is_some_and(|built| built >= newest)
 }
 
 fn mtime(path: &Path) -> Option<SystemTime> {
     std::fs::metadata(path).ok()?.modified().ok()
-}
-
-fn newest_mtime(path: &Path) -> SystemTime {
-    let own = mtime(path).unwrap_or(SystemTime::UNIX_EPOCH);
-    let children = std::fs::read_dir(path).into_iter().flatten().flatten();
-    children
-        .map(|entry| newest_mtime(&entry.path()))
-        .fold(own, SystemTime::max)
 }
 
 /// A function running test binary `bin` under the name `name`.

@@ -1,6 +1,7 @@
-//! Sleeps `{"ms": N}` milliseconds (default 100), then answers `{"slept_ms": N}`.
+//! Sleeps `{"ms": N}` milliseconds (default 100), after burning `{"cpu_ms": M}`
+//! milliseconds of CPU (default 0), then answers `{"slept_ms": N}`.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use lambda_runtime::{service_fn, Error, LambdaEvent};
 use serde_json::{json, Value};
@@ -8,6 +9,11 @@ use serde_json::{json, Value};
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     lambda_runtime::run(service_fn(|event: LambdaEvent<Value>| async move {
+        let burn = Duration::from_millis(test_functions::millis(&event.payload, "cpu_ms", 0));
+        let started = Instant::now();
+        while started.elapsed() < burn {
+            std::hint::black_box(started.elapsed());
+        }
         let ms = test_functions::millis(&event.payload, "ms", 100);
         tokio::time::sleep(Duration::from_millis(ms)).await;
         Ok::<_, Error>(json!({ "slept_ms": ms, "pid": std::process::id() }))
