@@ -228,6 +228,12 @@ fn sqs_event(event: &str, props: &Node, at: &At, r: &mut Reader) -> Option<SqsEv
         r.diags
             .error(&at.child(key), line_of(key), "must be between 0 and 300");
     }
+    // FIFO event sources take at most 10 messages and no batching window.
+    if queue_arn.ends_with(".fifo") && (batch_size > 10 || window > 0) {
+        let m = "a FIFO queue allows BatchSize up to 10 and no MaximumBatchingWindowInSeconds";
+        r.diags
+            .error(&at.child("BatchSize"), line_of("BatchSize"), m);
+    }
     let maximum_concurrency = scaling(props, at, r);
     let report_batch_item_failures = response_types(props, at, r);
     let enabled = r.bool(props, "Enabled", at).unwrap_or(true);

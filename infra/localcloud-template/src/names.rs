@@ -20,8 +20,7 @@ fn naming(d: &Decl, ctx: &ResolveContext) -> Option<(&'static str, String)> {
         ResKind::Function => Some(("FunctionName", generated(64))),
         ResKind::Queue => Some(("QueueName", generated(75))),
         ResKind::Table => Some(("TableName", generated(255))),
-        ResKind::HttpApi => None,
-        ResKind::Other(_) => None,
+        ResKind::HttpApi | ResKind::Role | ResKind::Other(_) => None,
     }
 }
 

@@ -16,6 +16,9 @@ pub(crate) enum ResKind {
     HttpApi,
     Queue,
     Table,
+    /// The execution role SAM generates as `{Function}Role`; only its name
+    /// and ARN exist locally.
+    Role,
     /// A type the local cloud does not create; referring to it is an error.
     Other(String),
 }
@@ -178,7 +181,9 @@ impl Scope<'_> {
         let (kind, res_name) = self.symbol(name, line)?;
         let v = match kind {
             ResKind::Queue => self.ctx.queue_url(res_name),
-            ResKind::Function | ResKind::Table | ResKind::HttpApi => res_name.to_string(),
+            ResKind::Function | ResKind::Table | ResKind::HttpApi | ResKind::Role => {
+                res_name.to_string()
+            }
             ResKind::Other(ty) => return invalid(line, format!("cannot Ref a {ty}")),
         };
         Ok(Some(Value::String(v)))
@@ -248,6 +253,10 @@ impl Scope<'_> {
             (ResKind::Function, "Arn") => ctx.arn("lambda", &format!("function:{name}")),
             (ResKind::HttpApi, "ApiEndpoint") => ctx.api_url(id, name),
             (ResKind::HttpApi, "ApiId") => name.to_string(),
+            // IAM ARNs have no region.
+            (ResKind::Role, "Arn") => {
+                format!("arn:{}:iam::{}:role/{name}", ctx.partition, ctx.account_id)
+            }
             _ => {
                 return invalid(
                     line,

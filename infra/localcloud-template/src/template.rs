@@ -129,6 +129,17 @@ fn read(root: &Node, ctx: &ResolveContext, diags: &mut Diags) -> Application {
         );
     }
     let globals = Globals::read(root.get("Globals"), diags);
+    for d in decls.iter().filter(|d| generates_role(d)) {
+        let id = format!("{}Role", d.id);
+        let name = format!("{}-{id}", ctx.stack_name)
+            .chars()
+            .take(64)
+            .collect();
+        symbols.entry(id).or_insert(Symbol {
+            kind: ResKind::Role,
+            name: Some(name),
+        });
+    }
     if decls.iter().any(uses_implicit_api) {
         symbols.insert(
             IMPLICIT_API.to_string(),
@@ -304,6 +315,11 @@ fn declarations<'t>(root: &'t Node, scope: &Scope, diags: &mut Diags) -> Vec<Dec
         });
     }
     out
+}
+
+/// SAM creates `{Function}Role` unless the function names its own `Role`.
+fn generates_role(d: &Decl) -> bool {
+    d.ty == "AWS::Serverless::Function" && d.props.get("Role").is_none()
 }
 
 fn uses_implicit_api(d: &Decl) -> bool {

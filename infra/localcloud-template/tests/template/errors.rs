@@ -97,7 +97,7 @@ fn ignorable_resources_and_attributes_are_warnings() {
       Tags: [{Key: a, Value: b}]
 Outputs:
   RoleArn:
-    Value: !GetAtt FnRole.Arn
+    Value: !GetAtt NoSuchRole.Arn
 ",
     );
     let lines: Vec<_> = app.warnings.iter().map(|w| w.line).collect();

@@ -430,3 +430,63 @@ Resources:
     assert_eq!((g.path.as_str(), g.line), ("Globals.Function.Policies", 4));
     assert_eq!(find(&errs, "function name `not a valid name`").line, 10);
 }
+
+#[test]
+fn fifo_event_source_limits_batch_size_and_window() {
+    let errs = errors(
+        "Resources:
+  Q:
+    Type: AWS::SQS::Queue
+    Properties: {FifoQueue: true}
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      Runtime: provided.al2023
+      Events:
+        Jobs:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt Q.Arn
+            BatchSize: 20
+            MaximumBatchingWindowInSeconds: 5
+",
+    );
+    assert_eq!(find(&errs, "a FIFO queue allows").line, 15);
+}
+
+#[test]
+fn loading_a_file_derives_a_missing_binary_from_the_code_uri_manifest() {
+    // GIVEN a template beside two function packages, one without Cargo.toml
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("fn")).unwrap();
+    std::fs::write(
+        dir.path().join("fn/Cargo.toml"),
+        "[package]\nname = \"orders-api\"\n",
+    )
+    .unwrap();
+    let template = "Transform: AWS::Serverless-2016-10-31
+Resources:
+  Fn:
+    Type: AWS::Serverless::Function
+    Metadata: {BuildMethod: rust-cargolambda}
+    Properties: {Runtime: provided.al2023, CodeUri: fn}
+  Lost:
+    Type: AWS::Serverless::Function
+    Metadata: {BuildMethod: rust-cargolambda}
+    Properties: {Runtime: provided.al2023, CodeUri: missing}
+";
+    let path = dir.path().join("template.yaml");
+    std::fs::write(&path, template).unwrap();
+    // WHEN it is loaded from the file
+    let app = localcloud_template::load(&path, &crate::ctx()).unwrap();
+    // THEN the binary is the package name, and the missing one is a warning
+    let binary = |id: &str| app.function(id).unwrap().build.clone().unwrap().binary;
+    assert_eq!(binary("Fn").as_deref(), Some("orders-api"));
+    assert_eq!(binary("Lost"), None);
+    let w = app
+        .warnings
+        .iter()
+        .find(|w| w.logical_id.as_deref() == Some("Lost"))
+        .unwrap();
+    assert!(w.message.contains("cannot read"), "{w}");
+}

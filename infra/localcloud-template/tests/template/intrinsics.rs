@@ -296,3 +296,23 @@ fn long_forms_work_like_short_forms() {
     assert_eq!(env["IF"], "test-Queue");
     assert_eq!(env["COND"], "true");
 }
+
+#[test]
+fn the_role_sam_generates_for_a_function_has_a_name_and_arn() {
+    let body = "Resources:
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties: {Runtime: provided.al2023}
+Outputs:
+  Role:
+    Value: !GetAtt FnRole.Arn
+  RoleName:
+    Value: !Ref FnRole
+";
+    let app = load(body);
+    assert_eq!(
+        app.outputs["Role"],
+        "arn:aws:iam::123456789012:role/test-FnRole"
+    );
+    assert_eq!(app.outputs["RoleName"], "test-FnRole");
+}
