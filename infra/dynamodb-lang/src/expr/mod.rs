@@ -93,9 +93,20 @@ impl ExpressionContext {
             if names.is_empty() {
                 return Err(ExprError::new("ExpressionAttributeNames must not be empty"));
             }
-            if let Some(bad) = sorted_keys(names).into_iter().find(|k| !k.starts_with('#')) {
+            if let Some(bad) = sorted_keys(names)
+                .into_iter()
+                .find(|k| !is_placeholder(k, '#'))
+            {
                 return Err(ExprError::new(format!(
                     "ExpressionAttributeNames contains invalid key: Syntax error; key: \"{bad}\""
+                )));
+            }
+            if let Some(key) = sorted_keys(names)
+                .into_iter()
+                .find(|k| names[*k].is_empty())
+            {
+                return Err(ExprError::new(format!(
+                    "ExpressionAttributeNames contains invalid value: Empty attribute name for key {key}"
                 )));
             }
         }
@@ -107,7 +118,7 @@ impl ExpressionContext {
             }
             if let Some(bad) = sorted_keys(values)
                 .into_iter()
-                .find(|k| !k.starts_with(':'))
+                .find(|k| !is_placeholder(k, ':'))
             {
                 return Err(ExprError::new(format!(
                     "ExpressionAttributeValues contains invalid key: Syntax error; key: \"{bad}\""
@@ -159,6 +170,13 @@ impl ExpressionContext {
     }
 }
 
+/// `#name` / `:value`: the sigil and one or more letters, digits or underscores.
+fn is_placeholder(key: &str, sigil: char) -> bool {
+    key.strip_prefix(sigil).is_some_and(|rest| {
+        !rest.is_empty() && rest.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
 fn sorted_keys<V>(map: &HashMap<String, V>) -> Vec<&String> {
     let mut keys: Vec<&String> = map.keys().collect();
     keys.sort();
@@ -190,6 +208,23 @@ mod tests {
         assert_eq!(
             err.message,
             "ExpressionAttributeValues contains invalid key: Syntax error; key: \"v\""
+        );
+        for bad in ["#", "#a-b", "a"] {
+            let names = HashMap::from([(bad.to_string(), "x".to_string())]);
+            let err = ExpressionContext::new(Some(names), None).unwrap_err();
+            assert_eq!(
+                err.message,
+                format!(
+                    "ExpressionAttributeNames contains invalid key: Syntax error; key: \"{bad}\""
+                )
+            );
+        }
+        let names = HashMap::from([("#a".to_string(), String::new())]);
+        assert_eq!(
+            ExpressionContext::new(Some(names), None)
+                .unwrap_err()
+                .message,
+            "ExpressionAttributeNames contains invalid value: Empty attribute name for key #a"
         );
     }
 
