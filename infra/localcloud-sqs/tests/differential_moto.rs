@@ -33,8 +33,8 @@ impl Rng {
     fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
     }
     fn chance(&mut self, percent: usize) -> bool {
         self.below(100) < percent
@@ -156,7 +156,7 @@ fn generate(rng: &mut Rng, steps: usize) -> Vec<Op> {
     ];
     let mut dedup = 0;
     for _ in 0..steps {
-        let queue = *rng.pick(QUEUES);
+        let queue = rng.pick(QUEUES);
         let op = match rng.below(100) {
             0..=7 => {
                 let mut attrs = match rng.below(4) {
@@ -184,7 +184,7 @@ fn generate(rng: &mut Rng, steps: usize) -> Vec<Op> {
                     _ => vec![],
                 };
                 let group = if queue.ends_with(".fifo") && rng.chance(90) {
-                    Some(*rng.pick(&["g1", "g2"]))
+                    Some(rng.pick(&["g1", "g2"]))
                 } else {
                     None
                 };
@@ -203,7 +203,7 @@ fn generate(rng: &mut Rng, steps: usize) -> Vec<Op> {
                 }
             }
             37..=44 => {
-                let n = *rng.pick(&[0usize, 1, 3, 10, 11]);
+                let n = rng.pick(&[0usize, 1, 3, 10, 11]);
                 let mut ids: Vec<String> = (0..n).map(|i| format!("e{i}")).collect();
                 if (2..=10).contains(&n) && rng.chance(20) {
                     ids[1] = "e0".into();
@@ -219,8 +219,8 @@ fn generate(rng: &mut Rng, steps: usize) -> Vec<Op> {
             }
             45..=64 => Op::Receive {
                 queue,
-                max: *rng.pick(&[1, 3, 10, 11, 0]),
-                visibility: *rng.pick(&[None, Some(0), Some(30)]),
+                max: rng.pick(&[1, 3, 10, 11, 0]),
+                visibility: rng.pick(&[None, Some(0), Some(30)]),
             },
             65..=72 => Op::Delete {
                 queue,
@@ -243,24 +243,24 @@ fn generate(rng: &mut Rng, steps: usize) -> Vec<Op> {
                 queue,
                 names: rng
                     .pick(&[
-                        vec![
+                        &[
                             "ApproximateNumberOfMessages",
                             "ApproximateNumberOfMessagesNotVisible",
-                        ],
-                        vec!["VisibilityTimeout", "DelaySeconds", "MaximumMessageSize"],
-                        vec!["QueueArn"],
-                        vec!["FifoQueue", "ContentBasedDeduplication"],
-                        vec!["Bogus"],
+                        ][..],
+                        &["VisibilityTimeout", "DelaySeconds", "MaximumMessageSize"],
+                        &["QueueArn"],
+                        &["FifoQueue", "ContentBasedDeduplication"],
+                        &["Bogus"],
                     ])
-                    .clone(),
+                    .to_vec(),
             },
             87..=91 => {
                 // Only valid values, and FIFO-only attributes only on FIFO
                 // queues: moto accepts the others (docs/divergences-sqs.md).
                 let (name, value) = if queue.ends_with(".fifo") && rng.chance(30) {
-                    ("ContentBasedDeduplication", *rng.pick(&["true", "false"]))
+                    ("ContentBasedDeduplication", rng.pick(&["true", "false"]))
                 } else {
-                    *rng.pick(&[
+                    rng.pick(&[
                         ("VisibilityTimeout", "5"),
                         ("VisibilityTimeout", "30"),
                         ("DelaySeconds", "0"),
