@@ -45,10 +45,15 @@ mod tests {
     fn reply_outcomes_are_tagged_by_status() {
         let ok = Reply {
             correlation_id: "c1".into(),
-            outcome: ReplyOutcome::Ok { payload: serde_json::json!([1]) },
+            outcome: ReplyOutcome::Ok {
+                payload: serde_json::json!([1]),
+            },
         };
         let text = serde_json::to_string(&ok).unwrap();
-        assert_eq!(text, r#"{"correlationId":"c1","outcome":{"status":"ok","payload":[1]}}"#);
+        assert_eq!(
+            text,
+            r#"{"correlationId":"c1","outcome":{"status":"ok","payload":[1]}}"#
+        );
         let back: Reply = serde_json::from_str(&text).unwrap();
         assert_eq!(back, ok);
     }

@@ -26,9 +26,16 @@ impl InvokeTransport {
     /// `max_attempts = 1` a throttle reaches the caller at once instead of
     /// being retried by the SDK (whose default is 3 attempts with backoff):
     /// the experiments must see the callee's limit, not the SDK's patience.
-    pub fn client(config: &aws_config::SdkConfig, max_attempts: u32, timeout: Duration) -> aws_sdk_lambda::Client {
+    pub fn client(
+        config: &aws_config::SdkConfig,
+        max_attempts: u32,
+        timeout: Duration,
+    ) -> aws_sdk_lambda::Client {
         let lambda_config = aws_sdk_lambda::config::Builder::from(config)
-            .retry_config(aws_sdk_lambda::config::retry::RetryConfig::standard().with_max_attempts(max_attempts.max(1)))
+            .retry_config(
+                aws_sdk_lambda::config::retry::RetryConfig::standard()
+                    .with_max_attempts(max_attempts.max(1)),
+            )
             .timeout_config(
                 aws_sdk_lambda::config::timeout::TimeoutConfig::builder()
                     .operation_timeout(timeout)
@@ -41,7 +48,8 @@ impl InvokeTransport {
 
 impl Transport for InvokeTransport {
     async fn call(&self, request: Value) -> Result<Value, TransportError> {
-        let body = serde_json::to_vec(&request).map_err(|e| TransportError::BadAnswer(e.to_string()))?;
+        let body =
+            serde_json::to_vec(&request).map_err(|e| TransportError::BadAnswer(e.to_string()))?;
         let output = self
             .client
             .invoke()

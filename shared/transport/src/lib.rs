@@ -44,5 +44,8 @@ pub enum TransportError {
 /// JSON answer; services depend on this, not on a transport.
 #[allow(async_fn_in_trait)]
 pub trait Transport: Send + Sync {
-    fn call(&self, request: Value) -> impl std::future::Future<Output = Result<Value, TransportError>> + Send;
+    fn call(
+        &self,
+        request: Value,
+    ) -> impl std::future::Future<Output = Result<Value, TransportError>> + Send;
 }

@@ -115,7 +115,8 @@ impl Transport for RequestReply {
         if start_poller {
             tokio::spawn(poll_replies(inner.clone()));
         }
-        let body = serde_json::to_string(&request).map_err(|e| TransportError::BadAnswer(e.to_string()))?;
+        let body = serde_json::to_string(&request)
+            .map_err(|e| TransportError::BadAnswer(e.to_string()))?;
         if let Err(e) = inner
             .sqs
             .send_message()
@@ -129,10 +130,16 @@ impl Transport for RequestReply {
         }
         match tokio::time::timeout(wait_limit, receiver).await {
             Ok(Ok(ReplyOutcome::Ok { payload })) => Ok(payload),
-            Ok(Ok(ReplyOutcome::Error { error_type, message })) => {
-                Err(TransportError::CalleeFailed { error_type, message })
-            }
-            Ok(Err(_)) => Err(TransportError::Unavailable("the reply poller stopped".into())),
+            Ok(Ok(ReplyOutcome::Error {
+                error_type,
+                message,
+            })) => Err(TransportError::CalleeFailed {
+                error_type,
+                message,
+            }),
+            Ok(Err(_)) => Err(TransportError::Unavailable(
+                "the reply poller stopped".into(),
+            )),
             Err(_) => {
                 inner.pending.lock().waiting.remove(&correlation_id);
                 Err(TransportError::Timeout {
@@ -243,7 +250,10 @@ async fn poll_replies(inner: Arc<Inner>) {
         let messages = match received {
             Ok(output) => output.messages.unwrap_or_default(),
             Err(e) => {
-                tracing::warn!("receiving replies failed: {}", aws_sdk_sqs::error::DisplayErrorContext(&e));
+                tracing::warn!(
+                    "receiving replies failed: {}",
+                    aws_sdk_sqs::error::DisplayErrorContext(&e)
+                );
                 tokio::time::sleep(Duration::from_millis(200)).await;
                 continue;
             }

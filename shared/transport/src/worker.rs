@@ -21,25 +21,33 @@ pub enum Answered {
 /// request's reply queue. An `Err` means the message should be retried
 /// (reported as a batch item failure); a malformed body is an `Err` too, so
 /// that it ends in the dead-letter queue rather than vanishing.
-pub async fn answer<F, Fut>(sqs: &Client, body: &str, handler: F) -> Result<Answered, TransportError>
+pub async fn answer<F, Fut>(
+    sqs: &Client,
+    body: &str,
+    handler: F,
+) -> Result<Answered, TransportError>
 where
     F: FnOnce(Value) -> Fut,
     Fut: Future<Output = Result<Value, (String, String)>>,
 {
-    let request: Request =
-        serde_json::from_str(body).map_err(|e| TransportError::BadAnswer(format!("malformed request: {e}")))?;
+    let request: Request = serde_json::from_str(body)
+        .map_err(|e| TransportError::BadAnswer(format!("malformed request: {e}")))?;
     if request.expires_at_ms < now_ms() {
         return Ok(Answered::Expired);
     }
     let outcome = match handler(request.payload).await {
         Ok(payload) => ReplyOutcome::Ok { payload },
-        Err((error_type, message)) => ReplyOutcome::Error { error_type, message },
+        Err((error_type, message)) => ReplyOutcome::Error {
+            error_type,
+            message,
+        },
     };
     let reply = Reply {
         correlation_id: request.correlation_id,
         outcome,
     };
-    let reply_body = serde_json::to_string(&reply).map_err(|e| TransportError::BadAnswer(e.to_string()))?;
+    let reply_body =
+        serde_json::to_string(&reply).map_err(|e| TransportError::BadAnswer(e.to_string()))?;
     sqs.send_message()
         .queue_url(&request.reply_to)
         .message_body(reply_body)

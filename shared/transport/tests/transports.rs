@@ -1,0 +1,374 @@
+//! Both transports against the local cloud, through the real SDKs.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
+use serde_json::{json, Value};
+use transport::worker::{answer, Answered};
+use transport::{InvokeTransport, RequestReply, RequestReplyConfig, Transport, TransportError};
+
+fn sdk_config(endpoint: &str) -> aws_config::SdkConfig {
+    let credentials =
+        aws_credential_types::Credentials::new("AKIDTEST", "secret", None, None, "test");
+    aws_config::SdkConfig::builder()
+        .behavior_version(aws_config::BehaviorVersion::latest())
+        .region(aws_config::Region::new("us-east-1"))
+        .credentials_provider(
+            aws_credential_types::provider::SharedCredentialsProvider::new(credentials),
+        )
+        .endpoint_url(endpoint)
+        .build()
+}
+
+fn binaries_dir() -> std::path::PathBuf {
+    let dir = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .to_path_buf();
+    if !dir.join("sleep").is_file() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "--quiet", "-p", "test-functions", "--bins"])
+            .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    dir
+}
+
+async fn cloud_with_callees() -> (LocalCloud, tempfile::TempDir) {
+    let logs = tempfile::tempdir().unwrap();
+    let mut stack =
+        StackConfig::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/callees.yaml"));
+    stack.binaries_dir = binaries_dir();
+    stack.log_dir = logs.path().to_path_buf();
+    let config = LocalCloudConfig {
+        stack: Some(stack),
+        ..LocalCloudConfig::ephemeral()
+    };
+    (LocalCloud::start(config).await.unwrap(), logs)
+}
+
+async fn data_cloud() -> (LocalCloud, aws_sdk_sqs::Client) {
+    let cloud = LocalCloud::start(LocalCloudConfig::ephemeral())
+        .await
+        .unwrap();
+    let sqs = aws_sdk_sqs::Client::new(&sdk_config(&cloud.endpoint()));
+    (cloud, sqs)
+}
+
+async fn request_queue(sqs: &aws_sdk_sqs::Client) -> String {
+    sqs.create_queue()
+        .queue_name("requests")
+        .send()
+        .await
+        .unwrap()
+        .queue_url
+        .unwrap()
+}
+
+fn config(request_queue_url: &str, prefix: &str, wait: Duration) -> RequestReplyConfig {
+    RequestReplyConfig {
+        request_queue_url: request_queue_url.to_string(),
+        reply_queue_prefix: prefix.to_string(),
+        wait_limit: wait,
+        stale_after: Duration::from_secs(3600),
+    }
+}
+
+/// A worker that answers every request with its payload, after `delay` plus
+/// the payload's `delay_ms`; it runs until the test ends.
+fn spawn_worker(sqs: aws_sdk_sqs::Client, queue_url: String, delay: Duration) {
+    tokio::spawn(async move {
+        loop {
+            let Ok(output) = sqs
+                .receive_message()
+                .queue_url(&queue_url)
+                .max_number_of_messages(10)
+                .wait_time_seconds(1)
+                .send()
+                .await
+            else {
+                return;
+            };
+            for message in output.messages.unwrap_or_default() {
+                let sqs = sqs.clone();
+                let queue_url = queue_url.clone();
+                tokio::spawn(async move {
+                    let body = message.body.unwrap_or_default();
+                    let outcome = answer(&sqs, &body, |mut payload| async move {
+                        let extra = payload["delay_ms"].as_u64().unwrap_or(0);
+                        if let Some(map) = payload.as_object_mut() {
+                            map.remove("delay_ms");
+                        }
+                        tokio::time::sleep(delay + Duration::from_millis(extra)).await;
+                        if payload["fail"] == true {
+                            Err(("OrdersUnavailable".to_string(), "asked to fail".to_string()))
+                        } else {
+                            Ok(json!({"echo": payload}))
+                        }
+                    })
+                    .await;
+                    if outcome.is_ok() {
+                        let _ = sqs
+                            .delete_message()
+                            .queue_url(&queue_url)
+                            .receipt_handle(message.receipt_handle.unwrap())
+                            .send()
+                            .await;
+                    }
+                });
+            }
+        }
+    });
+}
+
+#[tokio::test]
+async fn fifty_concurrent_calls_each_get_their_own_reply() {
+    // GIVEN one environment's request/reply client and a worker
+    let (cloud, sqs) = data_cloud().await;
+    let requests = request_queue(&sqs).await;
+    spawn_worker(sqs.clone(), requests.clone(), Duration::from_millis(20));
+    let client = std::sync::Arc::new(RequestReply::new(
+        sqs.clone(),
+        config(&requests, "reply-", Duration::from_secs(10)),
+    ));
+
+    // WHEN fifty calls are in flight at once
+    let calls = (0..50).map(|i| {
+        let client = client.clone();
+        tokio::spawn(async move { (i, client.call(json!({"n": i})).await) })
+    });
+    let results = futures_join(calls).await;
+
+    // THEN each gets the reply to its own request
+    for (i, result) in results {
+        let answer = result.unwrap_or_else(|e| panic!("call {i}: {e}"));
+        assert_eq!(answer, json!({"echo": {"n": i}}));
+    }
+    // AND the process used exactly one reply queue
+    let queues = sqs
+        .list_queues()
+        .queue_name_prefix("reply-")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(queues.queue_urls.unwrap().len(), 1);
+    cloud.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn two_environments_never_receive_each_others_replies() {
+    let (cloud, sqs) = data_cloud().await;
+    let requests = request_queue(&sqs).await;
+    spawn_worker(sqs.clone(), requests.clone(), Duration::ZERO);
+    let a = std::sync::Arc::new(RequestReply::new(
+        sqs.clone(),
+        config(&requests, "reply-", Duration::from_secs(10)),
+    ));
+    let b = std::sync::Arc::new(RequestReply::new(
+        sqs.clone(),
+        config(&requests, "reply-", Duration::from_secs(10)),
+    ));
+
+    let mut tasks = Vec::new();
+    for i in 0..20 {
+        for (name, client) in [("a", a.clone()), ("b", b.clone())] {
+            tasks.push(tokio::spawn(async move {
+                let answer = client.call(json!({"from": name, "n": i})).await.unwrap();
+                assert_eq!(answer["echo"]["from"], name);
+                assert_eq!(answer["echo"]["n"], i);
+            }));
+        }
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert_ne!(a.reply_queue_url(), b.reply_queue_url());
+    cloud.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_timed_out_call_fails_cleanly_and_its_late_reply_is_dropped_not_misdelivered() {
+    // GIVEN a client that waits 300 ms and a worker that takes 600 ms for the first request
+    let (cloud, sqs) = data_cloud().await;
+    let requests = request_queue(&sqs).await;
+    spawn_worker(sqs.clone(), requests.clone(), Duration::ZERO);
+    let client = RequestReply::new(
+        sqs.clone(),
+        config(&requests, "reply-", Duration::from_millis(300)),
+    );
+
+    // WHEN the slow call times out
+    let err = client
+        .call(json!({"n": 1, "delay_ms": 600}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, TransportError::Timeout { waited_ms: 300 }),
+        "{err}"
+    );
+
+    // THEN the next calls, made while and after the late reply arrives, get their own answers
+    for n in 2..=4 {
+        let answer = client.call(json!({"n": n})).await.unwrap();
+        assert_eq!(answer, json!({"echo": {"n": n}}));
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+    cloud.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn callee_errors_come_back_as_callee_failed() {
+    let (cloud, sqs) = data_cloud().await;
+    let requests = request_queue(&sqs).await;
+    spawn_worker(sqs.clone(), requests.clone(), Duration::ZERO);
+    let client = RequestReply::new(
+        sqs.clone(),
+        config(&requests, "reply-", Duration::from_secs(10)),
+    );
+    let err = client.call(json!({"fail": true})).await.unwrap_err();
+    match err {
+        TransportError::CalleeFailed {
+            error_type,
+            message,
+        } => {
+            assert_eq!(error_type, "OrdersUnavailable");
+            assert_eq!(message, "asked to fail");
+        }
+        other => panic!("expected CalleeFailed, got {other}"),
+    }
+    cloud.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_new_environment_deletes_reply_queues_whose_heartbeat_is_stale() {
+    // GIVEN a reply queue left behind by a dead environment, and a live one
+    let (cloud, sqs) = data_cloud().await;
+    let requests = request_queue(&sqs).await;
+    sqs.create_queue()
+        .queue_name("reply-dead")
+        .tags("heartbeat-ms", "1000")
+        .send()
+        .await
+        .unwrap();
+    let recent = (transport::envelope::now_ms()).to_string();
+    sqs.create_queue()
+        .queue_name("reply-alive")
+        .tags("heartbeat-ms", recent)
+        .send()
+        .await
+        .unwrap();
+    spawn_worker(sqs.clone(), requests.clone(), Duration::ZERO);
+
+    // WHEN a new environment makes its first call
+    let client = RequestReply::new(
+        sqs.clone(),
+        config(&requests, "reply-", Duration::from_secs(10)),
+    );
+    client.call(json!({})).await.unwrap();
+
+    // THEN the dead queue is gone and the live one kept
+    let names: Vec<String> = sqs
+        .list_queues()
+        .queue_name_prefix("reply-")
+        .send()
+        .await
+        .unwrap()
+        .queue_urls
+        .unwrap()
+        .into_iter()
+        .map(|u| u.rsplit('/').next().unwrap().to_string())
+        .collect();
+    assert!(!names.contains(&"reply-dead".to_string()), "{names:?}");
+    assert!(names.contains(&"reply-alive".to_string()), "{names:?}");
+    assert_eq!(names.len(), 2, "alive + this environment's own: {names:?}");
+    client.close().await.unwrap();
+    cloud.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn worker_skips_expired_requests_and_rejects_malformed_ones() {
+    let (cloud, sqs) = data_cloud().await;
+    let expired =
+        json!({"correlationId": "c", "replyTo": "http://nowhere", "expiresAtMs": 1, "payload": {}});
+    let ran = std::sync::atomic::AtomicBool::new(false);
+    let outcome = answer(&sqs, &expired.to_string(), |_| async {
+        ran.store(true, std::sync::atomic::Ordering::SeqCst);
+        Ok(Value::Null)
+    })
+    .await
+    .unwrap();
+    assert_eq!(outcome, Answered::Expired);
+    assert!(
+        !ran.load(std::sync::atomic::Ordering::SeqCst),
+        "no work for a request nobody waits for"
+    );
+    let malformed = answer(&sqs, "not json", |_| async { Ok(Value::Null) }).await;
+    assert!(matches!(malformed, Err(TransportError::BadAnswer(_))));
+    cloud.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn invoke_returns_the_answer_or_a_callee_failure() {
+    let (cloud, _logs) = cloud_with_callees().await;
+    let config = sdk_config(&cloud.endpoint());
+    let client = InvokeTransport::client(&config, 1, Duration::from_secs(10));
+
+    let echo = InvokeTransport::new(client.clone(), "echo");
+    let answer = echo.call(json!({"size": 5})).await.unwrap();
+    assert_eq!(answer["event"]["size"], 5);
+
+    let fail = InvokeTransport::new(client, "fail");
+    let err = fail.call(json!({})).await.unwrap_err();
+    assert!(matches!(err, TransportError::CalleeFailed { .. }), "{err}");
+    cloud.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn invoke_over_reserved_concurrency_is_throttled_at_once_without_sdk_retries() {
+    // GIVEN a callee with reserved concurrency 1, busy with a slow call
+    let (cloud, _logs) = cloud_with_callees().await;
+    let config = sdk_config(&cloud.endpoint());
+    let client = InvokeTransport::client(&config, 1, Duration::from_secs(10));
+    let slow = std::sync::Arc::new(InvokeTransport::new(client, "slow-single"));
+    let busy = {
+        let slow = slow.clone();
+        tokio::spawn(async move { slow.call(json!({"ms": 1500})).await })
+    };
+    tokio::time::sleep(Duration::from_millis(700)).await;
+
+    // WHEN a second call arrives
+    let started = std::time::Instant::now();
+    let err = slow.call(json!({"ms": 1})).await.unwrap_err();
+
+    // THEN it is throttled with AWS's reason, at once
+    match err {
+        TransportError::Throttled { reason } => {
+            assert_eq!(reason, "ReservedFunctionConcurrentInvocationLimitExceeded")
+        }
+        other => panic!("expected Throttled, got {other}"),
+    }
+    assert!(
+        started.elapsed() < Duration::from_millis(500),
+        "no retries: {:?}",
+        started.elapsed()
+    );
+    assert!(busy.await.unwrap().is_ok());
+    cloud.shutdown().await.unwrap();
+}
+
+async fn futures_join<T: Send + 'static>(
+    tasks: impl Iterator<Item = tokio::task::JoinHandle<T>>,
+) -> Vec<T> {
+    let mut out = Vec::new();
+    for task in tasks {
+        out.push(task.await.unwrap());
+    }
+    out
+}
