@@ -271,8 +271,48 @@ fn attribute_value() -> impl Strategy<Value = AttributeValue> {
     })
 }
 
+/// Arbitrary JSON biased towards attribute-value shapes.
+fn json_value() -> impl Strategy<Value = serde_json::Value> {
+    use serde_json::Value;
+    let key = prop::sample::select(
+        &[
+            "S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS", "X",
+        ][..],
+    );
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>().prop_map(Value::from),
+        number_text().prop_map(Value::String),
+        "[A-Za-z0-9+/=]{0,8}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 32, 4, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec((key.clone(), inner), 0..3).prop_map(|entries| {
+                Value::Object(
+                    entries
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v))
+                        .collect(),
+                )
+            }),
+        ]
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn decoding_arbitrary_json_never_panics(json in json_value()) {
+        if let Ok(v) = serde_json::from_value::<AttributeValue>(json) {
+            // Whatever decodes re-encodes and decodes to the same value.
+            let again: AttributeValue = serde_json::from_value(serde_json::to_value(&v).unwrap()).unwrap();
+            prop_assert_eq!(again, v);
+        }
+    }
 
     #[test]
     fn parsers_never_panic_on_arbitrary_text(expr in ".{0,60}") {
