@@ -15,6 +15,34 @@
 //!   [`ResolveContext::api_urls`] or [`ResolveContext::api_url`];
 //! - the implicit API of `HttpApi` events without `ApiId` is
 //!   `ServerlessHttpApi`, as in SAM.
+//!
+//! ```
+//! use localcloud_template::{load_str, ResolveContext, Target};
+//!
+//! let template = r#"
+//! Transform: AWS::Serverless-2016-10-31
+//! Resources:
+//!   Jobs:
+//!     Type: AWS::SQS::Queue
+//!   Worker:
+//!     Type: AWS::Serverless::Function
+//!     Properties:
+//!       Runtime: provided.al2023
+//!       Policies:
+//!         - SQSPollerPolicy: {QueueName: !GetAtt Jobs.QueueName}
+//!       Events:
+//!         Work:
+//!           Type: SQS
+//!           Properties: {Queue: !GetAtt Jobs.Arn, BatchSize: 5}
+//! "#;
+//! let app = load_str(template, &ResolveContext::default()).unwrap();
+//! let worker = app.function("Worker").unwrap();
+//! assert_eq!(worker.name, "local-Worker");
+//! assert_eq!(worker.sqs_events[0].queue.as_deref(), Some("Jobs"));
+//! assert!(worker
+//!     .actions_on(&Target::Queue("local-Jobs".into()))
+//!     .contains(&"sqs:ReceiveMessage"));
+//! ```
 
 mod api;
 mod context;

@@ -126,6 +126,10 @@ pub(crate) fn table(id: &str, props: &Node, name: &str, r: &mut Reader) -> Optio
             let line = attrs.as_ref().map_or(props.line, |(_, l)| *l);
             fail(r, "AttributeDefinitions", line, m);
         }
+        if let Err((key, m)) = check_indexes(&body) {
+            let line = props.get(key).map_or(props.line, |e| e.key_line);
+            fail(r, key, line, m);
+        }
     }
     let ttl_attribute = ttl(props, &at, r);
     check_name(props, name, &at, r);
@@ -341,6 +345,55 @@ fn indexes(v: &Value, global: bool, provisioned: bool) -> Result<(Value, Vec<Str
         out.push(Value::Object(index));
     }
     Ok((Value::Array(out), ignored))
+}
+
+/// DynamoDB's index rules: at most 20 global and 5 local indexes, unique
+/// index names, and a local index shares the table's partition key.
+fn check_indexes(body: &Map<String, Value>) -> Result<(), (&'static str, String)> {
+    let list = |k: &str| {
+        body.get(k)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let (gsi, lsi) = (
+        list("GlobalSecondaryIndexes"),
+        list("LocalSecondaryIndexes"),
+    );
+    if gsi.len() > 20 {
+        return Err((
+            "GlobalSecondaryIndexes",
+            "at most 20 global secondary indexes".into(),
+        ));
+    }
+    if lsi.len() > 5 {
+        return Err((
+            "LocalSecondaryIndexes",
+            "at most 5 local secondary indexes".into(),
+        ));
+    }
+    let hash = |keys: &Value| keys.get(0).and_then(|k| k.get("AttributeName")).cloned();
+    let table_hash = body.get("KeySchema").and_then(hash);
+    for ix in &lsi {
+        if ix.get("KeySchema").and_then(hash) != table_hash {
+            let name = ix["IndexName"].as_str().unwrap_or_default();
+            let m = format!("local index {name} must use the table's partition key");
+            return Err(("LocalSecondaryIndexes", m));
+        }
+    }
+    let mut names: Vec<&str> = gsi
+        .iter()
+        .chain(&lsi)
+        .filter_map(|ix| ix["IndexName"].as_str())
+        .collect();
+    names.sort_unstable();
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err((
+            "GlobalSecondaryIndexes",
+            format!("index name {} is used twice", w[0]),
+        ));
+    }
+    Ok(())
 }
 
 /// DynamoDB rejects attribute definitions that no key uses, and keys whose

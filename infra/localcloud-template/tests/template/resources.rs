@@ -268,3 +268,24 @@ fn api_id_must_reference_an_http_api_of_the_template() {
     );
     assert_eq!(find(&errs, "ApiId must be").line, 12);
 }
+
+#[test]
+fn local_index_must_share_the_partition_key() {
+    let errs = errors(
+        "Resources:
+  T:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      BillingMode: PAY_PER_REQUEST
+      AttributeDefinitions:
+        - {AttributeName: pk, AttributeType: S}
+        - {AttributeName: other, AttributeType: S}
+      KeySchema: [{AttributeName: pk, KeyType: HASH}]
+      LocalSecondaryIndexes:
+        - IndexName: wrong
+          KeySchema: [{AttributeName: other, KeyType: HASH}]
+          Projection: {ProjectionType: ALL}
+",
+    );
+    assert_eq!(find(&errs, "local index wrong").line, 11);
+}
