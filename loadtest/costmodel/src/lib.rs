@@ -9,6 +9,7 @@ mod cost;
 mod error;
 pub mod examples;
 mod metering;
+mod monthly;
 mod prices;
 mod render;
 pub mod sources;
@@ -16,11 +17,12 @@ mod usage;
 pub mod whatif;
 
 pub use cost::{
-    cost, ratio, CostBreakdown, CostLine, CostOptions, CostRatio, Dominant, MonthlyCost,
-    ServiceTotal, DEFAULT_HOURS_PER_MONTH,
+    cost, ratio, CostBreakdown, CostLine, CostOptions, CostRatio, Dominant, ServiceTotal,
+    DEFAULT_HOURS_PER_MONTH,
 };
 pub use error::{CostError, Result};
 pub use metering::{Metering, ReadConsistency, WriteKind};
+pub use monthly::MonthlyCost;
 pub use prices::{
     LineKind, PriceLine, PriceTable, RegionPrices, ANY_ARCHITECTURE, DEFAULT_PRICES_CSV,
 };
