@@ -1,5 +1,7 @@
 //! The same behaviours against the real `aws-sdk-dynamodb` adapters on the local
-//! cloud's DynamoDB, plus concurrency and API Gateway v2 event fixtures.
+//! cloud's DynamoDB, plus concurrency and API Gateway v2 event fixtures. When
+//! `DYNAMODB_LOCAL_ENDPOINT` is set (scripts/test.sh starts DynamoDB Local), the
+//! scenarios also run there, as an oracle for what real DynamoDB accepts.
 
 mod common;
 
@@ -17,79 +19,145 @@ use serde_json::json;
 struct Local {
     client: Client,
     sdk: aws_sdk_dynamodb::Client,
-    _server: ServerHandle,
+    tables: TableNames,
+    _server: Option<ServerHandle>,
 }
 
-/// A fresh emulator with the four tables, and a test client over DynamoDB stores.
-async fn local() -> Local {
-    let db = DynamoDb::new(DynamoDbConfig::default());
-    let server = serve_on_ephemeral_port(Arc::new(Dispatcher::new().with_json(db)))
-        .await
-        .expect("emulator starts");
+fn sdk_client(endpoint: &str) -> aws_sdk_dynamodb::Client {
     let config = aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new("us-east-1"))
-        .endpoint_url(format!("http://{}", server.addr))
+        .endpoint_url(endpoint)
         .credentials_provider(Credentials::new("AKIDLOCAL", "secret", None, None, "test"))
         .build();
-    let sdk = aws_sdk_dynamodb::Client::from_conf(config);
-    let tables = TableNames::with_prefix("conduit");
+    aws_sdk_dynamodb::Client::from_conf(config)
+}
+
+/// Fresh tables (unique names: DynamoDB Local is shared) and a client over them.
+async fn with_tables(sdk: aws_sdk_dynamodb::Client, server: Option<ServerHandle>) -> Local {
+    let tables = TableNames::with_prefix(&format!("conduit-{}", uuid::Uuid::new_v4().simple()));
     create_tables(&sdk, &tables).await.expect("tables created");
     let app = App::dynamo(sdk.clone(), &tables, common::tokens());
     Local {
         client: Client { app },
         sdk,
+        tables,
         _server: server,
     }
 }
 
-macro_rules! on_dynamodb {
-    ($($name:ident),* $(,)?) => {
-        $(
-            #[tokio::test]
-            async fn $name() {
-                let local = local().await;
-                common::scenarios::$name(&local.client).await;
-            }
-        )*
+/// A fresh local-cloud DynamoDB emulator.
+async fn local() -> Local {
+    let db = DynamoDb::new(DynamoDbConfig::default());
+    let server = serve_on_ephemeral_port(Arc::new(Dispatcher::new().with_json(db)))
+        .await
+        .expect("emulator starts");
+    with_tables(sdk_client(&format!("http://{}", server.addr)), Some(server)).await
+}
+
+/// DynamoDB Local, if the test run started it.
+async fn oracle() -> Option<Local> {
+    let endpoint = std::env::var("DYNAMODB_LOCAL_ENDPOINT").ok()?;
+    Some(with_tables(sdk_client(&endpoint), None).await)
+}
+
+/// Scenarios from `common::scenarios` and the concurrency cases of this file.
+macro_rules! all_cases {
+    ($each:ident) => {
+        $each!(
+            scenarios: [
+                   registration_returns_201_with_user_and_token,
+                   registration_with_taken_username_or_email_is_409,
+                   login_returns_user_and_wrong_password_is_401,
+                   current_user_is_returned_for_a_valid_token,
+                   update_user_changes_only_given_fields,
+                   update_user_can_rename_and_change_password,
+                   update_user_to_taken_email_is_409,
+                   profile_of_unknown_user_is_404,
+                   follow_and_unfollow_toggle_following,
+                   follow_requires_auth_and_existing_user,
+                   create_article_returns_201_with_full_article,
+                   equal_titles_get_distinct_slugs,
+                   get_unknown_article_is_404,
+                   list_articles_is_newest_first_without_body_with_count,
+                   list_articles_pages_with_offset_and_limit,
+                   list_articles_filters_by_tag_author_and_favorited,
+                   list_articles_combines_filters,
+                   feed_shows_followed_authors_only,
+                   feed_pages_across_several_authors,
+                   update_article_keeps_tags_unless_given_and_empty_list_clears,
+                   update_article_title_changes_slug,
+                   only_the_author_may_update_or_delete_an_article,
+                   delete_article_is_204_and_then_404,
+                   favorite_and_unfavorite_update_count_idempotently,
+                   favorite_requires_auth_and_existing_article,
+                   comments_can_be_added_listed_and_deleted_by_their_author,
+                   comment_errors_follow_the_spec,
+                   tags_lists_each_used_tag_once,
+               ]
+            local: [
+                concurrent_registrations_with_one_email_let_exactly_one_win,
+                fifty_concurrent_favorites_count_fifty,
+                seeded_data_is_served_like_data_written_through_the_api,
+            ]
+        );
     };
 }
 
-on_dynamodb!(
-    registration_returns_201_with_user_and_token,
-    registration_with_taken_username_or_email_is_409,
-    login_returns_user_and_wrong_password_is_401,
-    current_user_is_returned_for_a_valid_token,
-    update_user_changes_only_given_fields,
-    update_user_can_rename_and_change_password,
-    update_user_to_taken_email_is_409,
-    profile_of_unknown_user_is_404,
-    follow_and_unfollow_toggle_following,
-    follow_requires_auth_and_existing_user,
-    create_article_returns_201_with_full_article,
-    equal_titles_get_distinct_slugs,
-    get_unknown_article_is_404,
-    list_articles_is_newest_first_without_body_with_count,
-    list_articles_pages_with_offset_and_limit,
-    list_articles_filters_by_tag_author_and_favorited,
-    list_articles_combines_filters,
-    feed_shows_followed_authors_only,
-    feed_pages_across_several_authors,
-    update_article_keeps_tags_unless_given_and_empty_list_clears,
-    update_article_title_changes_slug,
-    only_the_author_may_update_or_delete_an_article,
-    delete_article_is_204_and_then_404,
-    favorite_and_unfavorite_update_count_idempotently,
-    favorite_requires_auth_and_existing_article,
-    comments_can_be_added_listed_and_deleted_by_their_author,
-    comment_errors_follow_the_spec,
-    tags_lists_each_used_tag_once,
-);
+mod emulator {
+    use super::*;
 
-#[tokio::test]
-async fn concurrent_registrations_with_one_email_let_exactly_one_win() {
+    macro_rules! tests {
+        (scenarios: [$($s:ident),* $(,)?] local: [$($l:ident),* $(,)?]) => {
+            $(
+                #[tokio::test]
+                async fn $s() {
+                    common::scenarios::$s(&local().await.client).await;
+                }
+            )*
+            $(
+                #[tokio::test]
+                async fn $l() {
+                    super::$l(&local().await).await;
+                }
+            )*
+        };
+    }
+
+    all_cases!(tests);
+}
+
+mod dynamodb_local {
+    use super::*;
+
+    macro_rules! tests {
+        (scenarios: [$($s:ident),* $(,)?] local: [$($l:ident),* $(,)?]) => {
+            $(
+                #[tokio::test]
+                async fn $s() {
+                    match oracle().await {
+                        Some(local) => common::scenarios::$s(&local.client).await,
+                        None => eprintln!("skipped: DYNAMODB_LOCAL_ENDPOINT not set"),
+                    }
+                }
+            )*
+            $(
+                #[tokio::test]
+                async fn $l() {
+                    match oracle().await {
+                        Some(local) => super::$l(&local).await,
+                        None => eprintln!("skipped: DYNAMODB_LOCAL_ENDPOINT not set"),
+                    }
+                }
+            )*
+        };
+    }
+
+    all_cases!(tests);
+}
+
+async fn concurrent_registrations_with_one_email_let_exactly_one_win(local: &Local) {
     // GIVEN two clients registering the same email at the same time
-    let local = local().await;
     let c = &local.client;
     let body = |name: &str| {
         Some(json!({"user": {"username": name, "email": "same@example.com", "password": "pw"}}))
@@ -107,10 +175,8 @@ async fn concurrent_registrations_with_one_email_let_exactly_one_win() {
     assert_eq!(loser["errors"]["email"][0], "has already been taken");
 }
 
-#[tokio::test]
-async fn fifty_concurrent_favorites_count_fifty() {
+async fn fifty_concurrent_favorites_count_fifty(local: &Local) {
     // GIVEN an article and 50 users
-    let local = local().await;
     let c = &local.client;
     let author = c.register("author").await;
     let slug = c.article(&author, "Popular", &[]).await;
@@ -187,11 +253,9 @@ async fn api_gateway_v2_events_drive_the_handler() {
     assert_eq!(list["articles"][0]["slug"], "how-to-train-your-dragon");
 }
 
-#[tokio::test]
-async fn seeded_data_is_served_like_data_written_through_the_api() {
+async fn seeded_data_is_served_like_data_written_through_the_api(local: &Local) {
     use conduit::seed::{generate, Sizes, SEED_PASSWORD};
     // GIVEN a small seeded data set loaded with BatchWriteItem
-    let local = local().await;
     let c = &local.client;
     let sizes = Sizes {
         users: 30,
@@ -203,8 +267,7 @@ async fn seeded_data_is_served_like_data_written_through_the_api() {
     let hash = conduit::auth::hash_password(SEED_PASSWORD).unwrap();
     let data = generate(sizes, 9, &hash, conduit::model::Timestamp::now());
     let sdk = local.sdk.clone();
-    let loader =
-        conduit::store::dynamo::BulkLoader::new(sdk, TableNames::with_prefix("conduit"), 8);
+    let loader = conduit::store::dynamo::BulkLoader::new(sdk, local.tables.clone(), 8);
     loader.users(&data.users).await.unwrap();
     loader.follows(&data.follows).await.unwrap();
     loader
@@ -308,11 +371,8 @@ async fn default_seed_loads_in_seconds_not_minutes() {
     };
     let started = std::time::Instant::now();
     let data = generate(sizes, 42, "hash", conduit::model::Timestamp::now());
-    let loader = conduit::store::dynamo::BulkLoader::new(
-        local.sdk.clone(),
-        TableNames::with_prefix("conduit"),
-        16,
-    );
+    let loader =
+        conduit::store::dynamo::BulkLoader::new(local.sdk.clone(), local.tables.clone(), 16);
     loader.users(&data.users).await.unwrap();
     loader.follows(&data.follows).await.unwrap();
     loader
