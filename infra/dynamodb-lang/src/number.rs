@@ -398,6 +398,13 @@ mod tests {
     }
 
     #[test]
+    fn converts_any_i64() {
+        assert_eq!(Number::from(i64::MIN).to_string(), i64::MIN.to_string());
+        assert_eq!(Number::from(0), Number::zero());
+        assert!(Number::from(-3).is_negative());
+    }
+
+    #[test]
     fn arithmetic_is_exact() {
         assert_eq!(n("0.1").checked_add(&n("0.2")).unwrap(), n("0.3"));
         assert_eq!(n("5").checked_sub(&n("7.5")).unwrap().to_string(), "-2.5");

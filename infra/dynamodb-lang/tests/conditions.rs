@@ -343,3 +343,36 @@ fn document_paths_deeper_than_32_levels_are_rejected() {
         "Invalid ConditionExpression: The document path has too many nesting levels; nesting levels: 33"
     );
 }
+
+#[test]
+fn redundant_parentheses_around_operands_are_rejected() {
+    let v = json!({":v": {"N": "1"}});
+    assert_eq!(
+        error("((age)) = :v", v.clone()),
+        "Invalid ConditionExpression: The expression has redundant parentheses;"
+    );
+    assert!(holds("(age) <> :v AND (size(nick)) > (:v)", v));
+}
+
+#[test]
+fn double_negation_and_functions_inside_ranges() {
+    let v = json!({":lo": {"N": "6"}, ":hi": {"N": "8"}, ":x": {"N": "1"}});
+    assert!(holds("NOT NOT size(nick) BETWEEN :lo AND :hi", v.clone()));
+    assert!(holds(
+        "size(tags) IN (:x, :hi) OR attribute_not_exists(arr[5])",
+        v
+    ));
+}
+
+#[test]
+fn placeholders_work_inside_functions() {
+    let mut c = ctx(
+        &[("#t", "tags"), ("#d", "doc")],
+        json!({":red": {"S": "red"}, ":t": {"S": "M"}}),
+    );
+    assert!(holds_with(
+        "contains(#t, :red) AND attribute_type(#d, :t) AND attribute_exists(#d.b[0])",
+        &mut c
+    ));
+    assert!(c.check_all_used().is_ok());
+}
