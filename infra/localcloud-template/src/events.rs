@@ -208,6 +208,10 @@ fn sqs_event(event: &str, props: &Node, at: &At, r: &mut Reader) -> Option<SqsEv
         }
         return None;
     };
+    if !queue_arn.starts_with("arn:") || queue_arn.split(':').nth(2) != Some("sqs") {
+        let m = format!("Queue must be an SQS queue ARN (!GetAtt Queue.Arn), not `{queue_arn}`");
+        r.diags.error(&at.child("Queue"), line_of("Queue"), m);
+    }
     let batch_size = r.u32(props, "BatchSize", at).unwrap_or(10);
     let window = r
         .u32(props, "MaximumBatchingWindowInSeconds", at)

@@ -10,7 +10,11 @@ use crate::yaml::Node;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Policy {
     pub source: PolicySource,
+    /// What the policy allows (and denies), as far as the local cloud can
+    /// tell; IAM `Condition`s are not taken into account.
     pub grants: Vec<Grant>,
+    /// The policy item as written, with intrinsics resolved.
+    pub document: Value,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -214,11 +218,22 @@ fn managed_grants(name: &str) -> Vec<Grant> {
 
 /// Reads one resolved `Policies` item (`line` is where it starts).
 pub(crate) fn policy(item: Value, line: usize, at: &At, diags: &mut Diags) -> Option<Policy> {
+    let (source, grants) = source_and_grants(&item, line, at, diags)?;
+    Some(Policy {
+        source,
+        grants,
+        document: item,
+    })
+}
+
+fn source_and_grants(
+    item: &Value,
+    line: usize,
+    at: &At,
+    diags: &mut Diags,
+) -> Option<(PolicySource, Vec<Grant>)> {
     match item {
-        Value::String(name) => Some(Policy {
-            grants: managed_grants(&name),
-            source: PolicySource::Managed(name),
-        }),
+        Value::String(name) => Some((PolicySource::Managed(name.clone()), managed_grants(name))),
         Value::Object(map) if map.contains_key("Statement") => {
             let statements = match &map["Statement"] {
                 Value::Array(items) => items.clone(),
@@ -231,37 +246,29 @@ pub(crate) fn policy(item: Value, line: usize, at: &At, diags: &mut Diags) -> Op
                     Err(m) => diags.error(at, line, m),
                 }
             }
-            Some(Policy {
-                source: PolicySource::Inline,
-                grants,
-            })
+            Some((PolicySource::Inline, grants))
         }
         Value::Object(map) if map.len() == 1 => {
-            let (name, params) = map.into_iter().next()?;
-            match template_grants(&name, &params) {
-                Some(Ok(grants)) => Some(Policy {
-                    source: PolicySource::Template(name),
-                    grants,
-                }),
+            let (name, params) = map.iter().next()?;
+            let source = PolicySource::Template(name.clone());
+            match template_grants(name, params) {
+                Some(Ok(grants)) => Some((source, grants)),
                 Some(Err(m)) => {
                     diags.error(at, line, m);
                     None
                 }
                 None => {
-                    diags.warn(at, line, format!("policy template {name} is not interpreted locally; its grants are unknown"));
-                    Some(Policy {
-                        source: PolicySource::Template(name),
-                        grants: Vec::new(),
-                    })
+                    let m = format!(
+                        "policy template {name} is not interpreted locally; its grants are unknown"
+                    );
+                    diags.warn(at, line, m);
+                    Some((source, Vec::new()))
                 }
             }
         }
         _ => {
-            diags.error(
-                at,
-                line,
-                "a policy is a name, a policy template or a Statement document",
-            );
+            let m = "a policy is a name, a policy template or a Statement document";
+            diags.error(at, line, m);
             None
         }
     }

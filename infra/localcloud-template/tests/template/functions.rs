@@ -490,3 +490,23 @@ Resources:
         .unwrap();
     assert!(w.message.contains("cannot read"), "{w}");
 }
+
+#[test]
+fn sqs_event_queue_must_be_an_arn_not_a_url() {
+    let errs = errors(
+        "Resources:
+  Q:
+    Type: AWS::SQS::Queue
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      Runtime: provided.al2023
+      Events:
+        Jobs:
+          Type: SQS
+          Properties:
+            Queue: !Ref Q
+",
+    );
+    assert_eq!(find(&errs, "Queue must be an SQS queue ARN").line, 13);
+}
