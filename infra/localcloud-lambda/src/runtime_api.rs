@@ -54,21 +54,13 @@ pub struct RuntimeApi {
 
 impl RuntimeApi {
     pub async fn bind() -> std::io::Result<Self> {
-        let (invocations, queue) = mpsc::channel(1);
-        let (events_tx, events) = mpsc::unbounded_channel();
-        let (closed, closed_rx) = watch::channel(false);
-        let state = Arc::new(RuntimeState {
-            queue: tokio::sync::Mutex::new(queue),
-            current: Mutex::new(None),
-            events: events_tx,
-            closed: closed_rx,
-        });
+        let (state, ends) = RuntimeState::new();
         let server = localcloud_core::serve_on_ephemeral_port(state).await?;
         Ok(Self {
             address: server.addr.to_string(),
-            invocations,
-            events,
-            closed,
+            invocations: ends.invocations,
+            events: ends.events,
+            closed: ends.closed,
             server,
         })
     }
@@ -121,7 +113,34 @@ impl Handler for RuntimeState {
     }
 }
 
+/// The environment's ends of the channels to a [`RuntimeState`].
+struct Ends {
+    invocations: mpsc::Sender<Invocation>,
+    events: mpsc::UnboundedReceiver<RuntimeEvent>,
+    closed: watch::Sender<bool>,
+}
+
 impl RuntimeState {
+    fn new() -> (Arc<Self>, Ends) {
+        let (invocations, queue) = mpsc::channel(1);
+        let (events_tx, events) = mpsc::unbounded_channel();
+        let (closed, closed_rx) = watch::channel(false);
+        let state = Arc::new(Self {
+            queue: tokio::sync::Mutex::new(queue),
+            current: Mutex::new(None),
+            events: events_tx,
+            closed: closed_rx,
+        });
+        (
+            state,
+            Ends {
+                invocations,
+                events,
+                closed,
+            },
+        )
+    }
+
     async fn next(&self) -> HttpResponse {
         let _ = self.events.send(RuntimeEvent::Next);
         let mut queue = self.queue.lock().await;
@@ -222,4 +241,168 @@ fn reply(status: StatusCode, error_type: &str, message: &str) -> HttpResponse {
         .header("content-type", "application/json")
         .body(Bytes::from(body.to_string()))
         .expect("static response is valid")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Harness {
+        state: Arc<RuntimeState>,
+        invocations: mpsc::Sender<Invocation>,
+        events: mpsc::UnboundedReceiver<RuntimeEvent>,
+        closed: watch::Sender<bool>,
+    }
+
+    fn harness() -> Harness {
+        let (state, ends) = RuntimeState::new();
+        Harness {
+            state,
+            invocations: ends.invocations,
+            events: ends.events,
+            closed: ends.closed,
+        }
+    }
+
+    fn invocation(id: &str) -> Invocation {
+        Invocation {
+            request_id: id.into(),
+            payload: Bytes::from_static(b"{\"a\":1}"),
+            deadline_ms: 1_700_000_003_000,
+            function_arn: "arn:aws:lambda:us-east-1:000000000000:function:f".into(),
+            trace_id: "Root=1-00000000-000000000000000000000000".into(),
+        }
+    }
+
+    fn get(path: &str) -> HttpRequest {
+        http::Request::get(path).body(Bytes::new()).unwrap()
+    }
+
+    fn post(path: &str, body: &'static [u8]) -> HttpRequest {
+        http::Request::post(path)
+            .body(Bytes::from_static(body))
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn next_hands_out_the_event_with_lambda_headers() {
+        let mut h = harness();
+        h.invocations.send(invocation("r1")).await.unwrap();
+        let response = h
+            .state
+            .call(get("/2018-06-01/runtime/invocation/next"))
+            .await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(response.headers()["lambda-runtime-aws-request-id"], "r1");
+        assert_eq!(
+            response.headers()["lambda-runtime-deadline-ms"],
+            "1700000003000"
+        );
+        assert_eq!(
+            response.headers()["lambda-runtime-invoked-function-arn"],
+            "arn:aws:lambda:us-east-1:000000000000:function:f"
+        );
+        assert!(response.headers().contains_key("lambda-runtime-trace-id"));
+        assert_eq!(&response.body()[..], b"{\"a\":1}");
+        assert_eq!(h.events.recv().await, Some(RuntimeEvent::Next));
+    }
+
+    #[tokio::test]
+    async fn response_for_the_current_request_is_accepted_once() {
+        let mut h = harness();
+        h.invocations.send(invocation("r1")).await.unwrap();
+        h.state
+            .call(get("/2018-06-01/runtime/invocation/next"))
+            .await;
+        let ok = h
+            .state
+            .call(post("/2018-06-01/runtime/invocation/r1/response", b"42"))
+            .await;
+        let again = h
+            .state
+            .call(post("/2018-06-01/runtime/invocation/r1/response", b"43"))
+            .await;
+        assert_eq!(ok.status(), StatusCode::ACCEPTED);
+        assert_eq!(again.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(h.events.recv().await, Some(RuntimeEvent::Next));
+        assert_eq!(
+            h.events.recv().await,
+            Some(RuntimeEvent::Response {
+                request_id: "r1".into(),
+                body: Bytes::from_static(b"42")
+            })
+        );
+    }
+
+    #[tokio::test]
+    async fn unknown_request_ids_are_refused() {
+        let h = harness();
+        let response = h
+            .state
+            .call(post("/2018-06-01/runtime/invocation/nope/response", b"{}"))
+            .await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    }
+
+    #[tokio::test]
+    async fn error_without_a_document_gets_one_from_its_header() {
+        let mut h = harness();
+        h.invocations.send(invocation("r1")).await.unwrap();
+        h.state
+            .call(get("/2018-06-01/runtime/invocation/next"))
+            .await;
+        let request = http::Request::post("/2018-06-01/runtime/invocation/r1/error")
+            .header("lambda-runtime-function-error-type", "Runtime.Custom")
+            .body(Bytes::from_static(b"garbage"))
+            .unwrap();
+        assert_eq!(h.state.call(request).await.status(), StatusCode::ACCEPTED);
+        h.events.recv().await;
+        let Some(RuntimeEvent::Error { body, .. }) = h.events.recv().await else {
+            panic!("expected an error event");
+        };
+        let doc: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(doc["errorType"], "Runtime.Custom");
+    }
+
+    #[tokio::test]
+    async fn init_error_is_reported_and_unknown_paths_are_404() {
+        let mut h = harness();
+        let posted = br#"{"errorType":"Runtime.InitError","errorMessage":"no config"}"#;
+        let response = h
+            .state
+            .call(post("/2018-06-01/runtime/init/error", posted))
+            .await;
+        assert_eq!(response.status(), StatusCode::ACCEPTED);
+        assert_eq!(
+            h.events.recv().await,
+            Some(RuntimeEvent::InitError {
+                body: Bytes::from_static(posted)
+            })
+        );
+        assert_eq!(
+            h.state
+                .call(get("/2018-06-01/runtime/elsewhere"))
+                .await
+                .status(),
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            h.state.call(get("/other")).await.status(),
+            StatusCode::NOT_FOUND
+        );
+    }
+
+    #[tokio::test]
+    async fn closing_releases_a_waiting_poll() {
+        let h = harness();
+        let state = h.state.clone();
+        let poll =
+            tokio::spawn(
+                async move { state.call(get("/2018-06-01/runtime/invocation/next")).await },
+            );
+        tokio::task::yield_now().await;
+        h.closed.send(true).unwrap();
+        let response = poll.await.unwrap();
+        assert_eq!(response.status(), StatusCode::GONE);
+    }
 }

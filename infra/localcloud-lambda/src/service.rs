@@ -308,10 +308,12 @@ impl Inner {
             function_arn: function.arn.clone(),
             trace_id: environment::trace_id(),
         };
+        // A process that dies mid-invocation leaves only its earlier peak.
+        let memory_before = env.max_memory_used_mb();
         let dispatched = Instant::now();
         let completion = env.invoke(invocation, timeout, shutdown).await;
         let duration_ms = dispatched.elapsed().as_secs_f64() * 1000.0;
-        let memory = env.max_memory_used_mb();
+        let memory = env.max_memory_used_mb().or(memory_before);
         function.sample_cpu(&env);
         let (outcome, payload, keep) = match completion {
             Completion::Response(body) if body.len() > failures::MAX_SYNC_PAYLOAD => {
