@@ -53,7 +53,7 @@ const IGNORED_TYPES: &[&str] = &[
     "AWS::Lambda::Permission",
 ];
 
-/// One resource as declared, after its `Condition` and `Globals`.
+/// One resource as declared (only those whose `Condition` holds).
 pub(crate) struct Decl<'t> {
     pub id: &'t str,
     pub ty: String,
@@ -108,47 +108,19 @@ fn read(root: &Node, ctx: &ResolveContext, diags: &mut Diags) -> Application {
     let mappings = root.get("Mappings").map(|e| &e.value);
     let conditions =
         params::conditions(root.get("Conditions"), ctx, &param_values, mappings, diags);
-    let mut symbols = Symbols::new();
     let decls = {
+        let no_symbols = Symbols::new();
         let scope = Scope {
             ctx,
             params: &param_values,
             conditions: &conditions,
-            symbols: &symbols,
+            symbols: &no_symbols,
             mappings,
         };
         declarations(root, &scope, diags)
     };
-    for d in &decls {
-        symbols.insert(
-            d.id.to_string(),
-            Symbol {
-                kind: kind_of(&d.ty),
-                name: None,
-            },
-        );
-    }
     let globals = Globals::read(root.get("Globals"), diags);
-    for d in decls.iter().filter(|d| generates_role(d)) {
-        let id = format!("{}Role", d.id);
-        let name = format!("{}-{id}", ctx.stack_name)
-            .chars()
-            .take(64)
-            .collect();
-        symbols.entry(id).or_insert(Symbol {
-            kind: ResKind::Role,
-            name: Some(name),
-        });
-    }
-    if decls.iter().any(uses_implicit_api) {
-        symbols.insert(
-            IMPLICIT_API.to_string(),
-            Symbol {
-                kind: ResKind::HttpApi,
-                name: None,
-            },
-        );
-    }
+    let mut symbols = symbols(&decls, ctx);
     name_resources(
         &decls,
         &mut symbols,
@@ -315,6 +287,36 @@ fn declarations<'t>(root: &'t Node, scope: &Scope, diags: &mut Diags) -> Vec<Dec
         });
     }
     out
+}
+
+/// What `Ref` and `Fn::GetAtt` can name: the declared resources, the roles
+/// and the implicit API SAM would generate. Names come later.
+fn symbols(decls: &[Decl], ctx: &ResolveContext) -> Symbols {
+    let mut symbols = Symbols::new();
+    for d in decls {
+        let kind = kind_of(&d.ty);
+        symbols.insert(d.id.to_string(), Symbol { kind, name: None });
+    }
+    for d in decls.iter().filter(|d| generates_role(d)) {
+        let id = format!("{}Role", d.id);
+        let name = format!("{}-{id}", ctx.stack_name)
+            .chars()
+            .take(64)
+            .collect();
+        let role = Symbol {
+            kind: ResKind::Role,
+            name: Some(name),
+        };
+        symbols.entry(id).or_insert(role);
+    }
+    if decls.iter().any(uses_implicit_api) {
+        let api = Symbol {
+            kind: ResKind::HttpApi,
+            name: None,
+        };
+        symbols.entry(IMPLICIT_API.to_string()).or_insert(api);
+    }
+    symbols
 }
 
 /// SAM creates `{Function}Role` unless the function names its own `Role`.
