@@ -373,9 +373,12 @@ pub(crate) fn unparen(raw: &RawOperand) -> &RawOperand {
 
 /// How AWS prints a constant inside BETWEEN messages: `{N:10}`, `{S:abc}`.
 fn scalar_text(v: &AttributeValue) -> String {
+    use base64::Engine as _;
     match v {
         AttributeValue::S(s) => s.clone(),
         AttributeValue::N(n) => n.to_string(),
+        AttributeValue::B(b) => base64::engine::general_purpose::STANDARD.encode(b),
+        AttributeValue::Bool(b) => b.to_string(),
         other => format!("{other:?}"),
     }
 }
