@@ -105,6 +105,20 @@ impl Stack {
         create_queues(&app, sqs, &ctx)?;
         let lambda = start_lambda(&app, config, endpoint, &ctx)?;
 
+        if let Some((api, route)) = app
+            .http_apis
+            .iter()
+            .flat_map(|api| api.routes.iter().map(move |r| (api, r)))
+            .find(|(_, r)| r.payload_format_version != "2.0")
+        {
+            return Err(StackError::Start {
+                what: format!("HTTP API {} route {}", api.logical_id, route.route_key()),
+                message: format!(
+                    "payload format {} is not emulated; use PayloadFormatVersion 2.0",
+                    route.payload_format_version
+                ),
+            });
+        }
         let mut gateways = Vec::new();
         for api in &app.http_apis {
             let api_config = gateway_config(&app, api);
@@ -402,10 +416,16 @@ fn gateway_config(app: &Application, api: &localcloud_template::HttpApi) -> Http
             } else {
                 &route.method
             };
-            RouteConfig::new(method, &route.path, &function)
+            let config = RouteConfig::new(method, &route.path, &function);
+            match route.timeout_ms {
+                Some(ms) => config.with_timeout(Duration::from_millis(u64::from(ms))),
+                None => config,
+            }
         })
         .collect();
     let mut config = HttpApiConfig::new(api.logical_id.clone(), routes);
     config.stage = api.stage_name.clone();
+    // Events must carry the id that `Ref` gave the template.
+    config.api_id = Some(api.api_id.clone());
     config
 }

@@ -54,6 +54,11 @@ async fn http_api_route_runs_the_function_binary_with_a_v2_event_and_the_aws_env
     assert_eq!(event["rawQueryString"], "x=1&x=2");
     assert_eq!(event["queryStringParameters"]["x"], "1,2");
     assert_eq!(event["pathParameters"]["name"], "world");
+    assert_eq!(
+        event["requestContext"]["apiId"],
+        stack.app.http_api("Api").unwrap().api_id,
+        "events carry the id Ref gives the template"
+    );
     // ...and the environment the template and AWS give it
     let env = &echoed["env"];
     assert_eq!(
