@@ -393,3 +393,23 @@ fn no_volume_discount_below_the_first_threshold() {
         .volume_discounts
         .is_empty());
 }
+
+#[test]
+fn breakdown_survives_a_json_round_trip() {
+    let mut u = usage(1e6);
+    u.lambda.push(function("arm64", 1e6, 5.0));
+    let options = CostOptions {
+        requests_per_second: Some(10.0),
+        ..CostOptions::default()
+    };
+    let b = priced(&u, &options);
+    let json = serde_json::to_string(&b).unwrap();
+    let back: CostBreakdown = serde_json::from_str(&json).unwrap();
+    // (serde_json's default float parsing may differ in the last bit)
+    assert_eq!(back.lines.len(), b.lines.len());
+    assert_eq!(back.lines[1].item, "duration");
+    assert_close(back.total_usd, b.total_usd);
+    let month = back.monthly.unwrap();
+    assert_eq!(month.free_tier.len(), 2);
+    assert_close(month.usd_with_free_tier, 5.056);
+}

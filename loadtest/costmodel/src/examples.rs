@@ -243,6 +243,29 @@ mod tests {
     }
 
     #[test]
+    fn figures_quoted_in_the_cost_model_doc_still_hold() {
+        // docs/cost-model.md, "Worked examples": $ per 1M requests and $ per month
+        // with free tier; update the doc when an assumption changes.
+        let documented = [
+            ("conduit-monolith", 2.342, 1_494.80),
+            ("conduit-micro-invoke", 2.733, 1_751.91),
+            ("conduit-micro-queue", 5.173, 3_354.59),
+            ("orders-direct", 3.423, 441.71),
+            ("orders-queue", 5.863, 761.92),
+        ];
+        for (name, per_million, per_month) in documented {
+            let b = priced(name);
+            let month = b.monthly.as_ref().unwrap().usd_with_free_tier;
+            assert!(
+                (b.usd_per_million_requests - per_million).abs() < 0.0005,
+                "{name}: {}",
+                b.usd_per_million_requests
+            );
+            assert!((month - per_month).abs() < 0.005, "{name}: {month}");
+        }
+    }
+
+    #[test]
     fn every_example_prices_without_error() {
         for name in NAMES {
             let b = priced(name);

@@ -128,6 +128,58 @@ impl Usage {
     }
 }
 
+impl Usage {
+    /// The usage between two snapshots of cumulative counters (`self` taken after
+    /// `before`), with this snapshot's label and the given public request count.
+    /// Counters that went down mean a reset in between: an error, not a negative bill.
+    pub fn since(&self, before: &Usage, public_requests: f64) -> Result<Usage> {
+        let mut delta = self.clone();
+        delta.public_requests = public_requests;
+        let minus = |name: &str, after: f64, before: f64| {
+            if after + 1e-9 < before {
+                Err(invalid(format!(
+                    "{name} went from {before} down to {after}: were the counters reset?"
+                )))
+            } else {
+                Ok((after - before).max(0.0))
+            }
+        };
+        let api = &before.api_gateway;
+        delta.api_gateway.http_requests = minus(
+            "http_requests",
+            self.api_gateway.http_requests,
+            api.http_requests,
+        )?;
+        delta.api_gateway.rest_requests = minus(
+            "rest_requests",
+            self.api_gateway.rest_requests,
+            api.rest_requests,
+        )?;
+        delta.log_bytes = minus("log_bytes", self.log_bytes, before.log_bytes)?;
+        for f in &mut delta.lambda {
+            if let Some(b) = before.lambda.iter().find(|b| b.name == f.name) {
+                let name = format!("function `{}`", f.name);
+                f.invocations = minus(&name, f.invocations, b.invocations)?;
+                f.billed_ms_total = minus(&name, f.billed_ms_total, b.billed_ms_total)?;
+                f.init_ms_total = minus(&name, f.init_ms_total, b.init_ms_total)?;
+                f.waiting_ms_total = minus(&name, f.waiting_ms_total, b.waiting_ms_total)?;
+            }
+        }
+        for q in &mut delta.sqs {
+            if let Some(b) = before.sqs.iter().find(|b| b.name == q.name) {
+                q.billed_requests = minus(&q.name, q.billed_requests, b.billed_requests)?;
+            }
+        }
+        for t in &mut delta.dynamodb {
+            if let Some(b) = before.dynamodb.iter().find(|b| b.name == t.name) {
+                t.read_units = minus(&t.name, t.read_units, b.read_units)?;
+                t.write_units = minus(&t.name, t.write_units, b.write_units)?;
+            }
+        }
+        Ok(delta)
+    }
+}
+
 impl FunctionUsage {
     pub fn add(&mut self, other: &FunctionUsage) {
         self.invocations += other.invocations;
@@ -248,6 +300,32 @@ mod tests {
         assert_eq!(first.lambda[0].billed_ms_total, 17.0);
         assert_eq!(first.lambda[0].invocations, 2.0);
         assert_eq!(first.lambda[1].name, "worker");
+    }
+
+    #[test]
+    fn usage_since_a_snapshot_is_the_difference_of_the_counters() {
+        // GIVEN counters before and after a run
+        let mut before = usage(vec![function(10.0, 0.0, 0.0)]);
+        before.sqs.push(QueueUsage {
+            name: "q".into(),
+            billed_requests: 5.0,
+        });
+        let mut after = usage(vec![function(25.0, 12.0, 0.0)]);
+        after.lambda[0].invocations = 4.0;
+        after.sqs.push(QueueUsage {
+            name: "q".into(),
+            billed_requests: 20.0,
+        });
+        // WHEN differenced
+        let run = after.since(&before, 3.0).unwrap();
+        // THEN only the run remains
+        assert_eq!(run.public_requests, 3.0);
+        assert_eq!(run.lambda[0].invocations, 3.0);
+        assert_eq!(run.lambda[0].billed_ms_total, 15.0);
+        assert_eq!(run.lambda[0].init_ms_total, 12.0);
+        assert_eq!(run.sqs[0].billed_requests, 15.0);
+        // AND counters that went down are an error
+        assert!(before.since(&after, 1.0).is_err());
     }
 
     #[test]
