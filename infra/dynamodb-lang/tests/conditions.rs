@@ -244,6 +244,10 @@ fn function_misuse_is_rejected() {
         "Invalid ConditionExpression: Operator or function requires a document path; operator or function: attribute_exists"
     );
     assert_eq!(
+        error("attribute_type(:s, :s)", v.clone()),
+        "Invalid ConditionExpression: Operator or function requires a document path; operator or function: attribute_type"
+    );
+    assert_eq!(
         error("size(a)", v.clone()),
         "Invalid ConditionExpression: The function is not allowed to be used this way in an expression; function: size"
     );

@@ -264,6 +264,9 @@ impl<'c> Resolver<'c> {
                 }
             }
             ("attribute_type", Some(t)) => {
+                if !matches!(first, Operand::Path(_)) {
+                    self.requires_path(name);
+                }
                 self.check_type_name(&t);
                 Condition::AttributeType(first, t)
             }
