@@ -11,12 +11,11 @@
 use std::collections::HashSet;
 
 use async_trait::async_trait;
-use aws_sdk_dynamodb::types::TransactWriteItem;
 use aws_sdk_dynamodb::Client;
 
 use super::items::{
-    backend, batch_get, counter, delete, get_list_s, get_n, get_s, key, n, put, query, s, transact,
-    update, Item, QuerySpec, TxOutcome,
+    backend, batch_get, counter, delete, get_s, key, n, put, query, s, transact, update, Item,
+    QuerySpec, TxOutcome,
 };
 use crate::model::{
     slug_base, slug_fits, Article, ArticleChanges, ArticleFilter, ArticleId, ArticlePage, Page,
@@ -24,7 +23,14 @@ use crate::model::{
 };
 use crate::store::{slug_suffix, ArticleStore, NewArticle, StoreError, StoreResult};
 
+mod layout;
 mod listing;
+
+use layout::{
+    article_key, article_pk, author_list, entry, entry_key, fav_list, favorite_key, from_item,
+    slug_key, tag_actions, tags_value, to_item,
+};
+pub(super) use layout::{counter_item, items_for_favorite, items_for_new_article};
 
 const NOT_EXISTS: &str = "attribute_not_exists(#pk)";
 const EXISTS: &str = "attribute_exists(#pk)";
@@ -36,141 +42,6 @@ const FAVORITES_PER_TX: usize = 33;
 pub struct DynamoArticles {
     client: Client,
     table: String,
-}
-
-fn article_pk(id: &str) -> String {
-    format!("ARTICLE#{id}")
-}
-
-fn slug_key(slug: &str) -> Item {
-    key(&[("pk", s(format!("SLUG#{slug}"))), ("sk", s("SLUG"))])
-}
-
-fn article_key(id: &str) -> Item {
-    key(&[("pk", s(article_pk(id))), ("sk", s("ARTICLE"))])
-}
-
-fn favorite_key(article: &str, user: &str) -> Item {
-    key(&[
-        ("pk", s(article_pk(article))),
-        ("sk", s(format!("FAV#{user}"))),
-    ])
-}
-
-/// Sort key of listing entries: zero-padded millis, so text order is time order.
-fn entry_sk(created: Timestamp, id: &str) -> String {
-    format!("{:013}#{id}", created.millis())
-}
-
-fn entry(list: &str, created: Timestamp, id: &str) -> Item {
-    key(&[
-        ("pk", s(list)),
-        ("sk", s(entry_sk(created, id))),
-        ("articleId", s(id)),
-    ])
-}
-
-fn entry_key(list: &str, created: Timestamp, id: &str) -> Item {
-    key(&[("pk", s(list)), ("sk", s(entry_sk(created, id)))])
-}
-
-fn tag_list(tag: &str) -> String {
-    format!("LIST#TAG#{tag}")
-}
-
-fn author_list(author: &str) -> String {
-    format!("LIST#AUTHOR#{author}")
-}
-
-fn fav_list(user: &str) -> String {
-    format!("LIST#FAV#{user}")
-}
-
-fn to_item(a: &Article) -> Item {
-    let mut item = article_key(&a.id);
-    item.extend(key(&[
-        ("id", s(&a.id)),
-        ("slug", s(&a.slug)),
-        ("title", s(&a.title)),
-        ("description", s(&a.description)),
-        ("body", s(&a.body)),
-        ("tags", tags_value(&a.tags)),
-        ("authorId", s(&a.author_id)),
-        ("createdAt", n(a.created_at.millis())),
-        ("updatedAt", n(a.updated_at.millis())),
-        ("favoritesCount", n(a.favorites_count)),
-    ]));
-    item
-}
-
-/// A list, not a string set: sets are unordered and cannot be empty.
-fn tags_value(tags: &[String]) -> aws_sdk_dynamodb::types::AttributeValue {
-    aws_sdk_dynamodb::types::AttributeValue::L(tags.iter().map(s).collect())
-}
-
-fn from_item(item: &Item) -> StoreResult<Article> {
-    Ok(Article {
-        id: get_s(item, "id")?,
-        slug: get_s(item, "slug")?,
-        title: get_s(item, "title")?,
-        description: get_s(item, "description")?,
-        body: get_s(item, "body")?,
-        tags: get_list_s(item, "tags"),
-        author_id: get_s(item, "authorId")?,
-        created_at: Timestamp(get_n(item, "createdAt")?),
-        updated_at: Timestamp(get_n(item, "updatedAt")?),
-        favorites_count: get_n(item, "favoritesCount")?,
-    })
-}
-
-/// The article, its slug and its listing entries, for bulk loading (counters apart).
-pub(super) fn items_for_new_article(a: &Article) -> Vec<Item> {
-    let mut guard = slug_key(&a.slug);
-    guard.insert("articleId".into(), s(&a.id));
-    let mut items = vec![
-        to_item(a),
-        guard,
-        entry("LIST#ALL", a.created_at, &a.id),
-        entry(&author_list(&a.author_id), a.created_at, &a.id),
-    ];
-    items.extend(
-        a.tags
-            .iter()
-            .map(|t| entry(&tag_list(t), a.created_at, &a.id)),
-    );
-    items
-}
-
-/// A favorite's marker and listing entry, for bulk loading (counters apart).
-pub(super) fn items_for_favorite(a: &Article, user: &str) -> Vec<Item> {
-    vec![
-        favorite_key(&a.id, user),
-        entry(&fav_list(user), a.created_at, &a.id),
-    ]
-}
-
-/// A counter with its final value: `ALL`, `TAG#t`, `AUTHOR#u` or `FAV#u`.
-pub(super) fn counter_item(name: &str, value: i64) -> Item {
-    key(&[("pk", s("COUNT")), ("sk", s(name)), ("n", n(value))])
-}
-
-/// Index entries and counter moves for adding (+1) or removing (-1) tags.
-fn tag_actions(
-    t: &str,
-    a: &Article,
-    tags: &[String],
-    delta: i64,
-) -> StoreResult<Vec<TransactWriteItem>> {
-    let mut actions = Vec::with_capacity(tags.len() * 2);
-    for tag in tags {
-        actions.push(if delta > 0 {
-            put(t, entry(&tag_list(tag), a.created_at, &a.id), None)?
-        } else {
-            delete(t, entry_key(&tag_list(tag), a.created_at, &a.id), None)?
-        });
-        actions.push(counter(t, "COUNT", &format!("TAG#{tag}"), delta)?);
-    }
-    Ok(actions)
 }
 
 impl DynamoArticles {

@@ -8,7 +8,7 @@ use aws_sdk_dynamodb::Client;
 use futures::{stream, StreamExt, TryStreamExt};
 
 use super::super::items::{batch_get, get_n, get_s, key, n, query, s, Item, QuerySpec};
-use super::{article_key, author_list, fav_list, favorite_key, from_item, tag_list};
+use super::layout::{article_key, author_list, fav_list, favorite_key, from_item, tag_list};
 use crate::model::{Article, ArticleFilter, ArticlePage, Page, UserId};
 use crate::store::StoreResult;
 
