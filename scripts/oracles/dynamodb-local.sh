@@ -48,9 +48,11 @@ fi
 jar_dir="$(dirname "$jar")"
 
 if ! answers; then
-    (cd "$jar_dir" && nohup java -Djava.library.path="$jar_dir/DynamoDBLocal_lib" \
-        -jar DynamoDBLocal.jar -inMemory -sharedDb -disableTelemetry -port "$port" \
-        >"$log_file" 2>&1 & echo $! >"$pid_file")
+    # `exec` makes the background subshell become java, so the pid is java's.
+    (cd "$jar_dir" && exec java -Djava.library.path="$jar_dir/DynamoDBLocal_lib" \
+        -jar DynamoDBLocal.jar -inMemory -sharedDb -disableTelemetry -port "$port") \
+        </dev/null >"$log_file" 2>&1 &
+    echo $! >"$pid_file"
     for _ in $(seq 1 120); do
         answers && break
         sleep 0.5

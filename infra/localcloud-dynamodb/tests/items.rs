@@ -405,3 +405,57 @@ async fn put_reports_index_write_units_with_indexes() {
         Some(1.0)
     );
 }
+
+#[tokio::test]
+async fn bad_update_expressions_are_validation_errors_with_aws_messages() {
+    let local = start().await;
+    create_simple(&local.client, "badexpr").await;
+    let err = local
+        .client
+        .update_item()
+        .table_name("badexpr")
+        .key("pk", s("a"))
+        .update_expression("SET v = :undefined")
+        .expression_attribute_values(":x", n(1))
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        code_message(&err),
+        (
+            "ValidationException".to_string(),
+            "Invalid UpdateExpression: An expression attribute value used in expression is not defined; attribute value: :undefined".to_string()
+        )
+    );
+}
+
+#[tokio::test]
+async fn an_update_growing_an_item_past_400_kb_is_rejected() {
+    let local = start().await;
+    create_simple(&local.client, "grow").await;
+    local
+        .client
+        .put_item()
+        .table_name("grow")
+        .set_item(Some(item(&[
+            ("pk", s("a")),
+            ("a", s(&"x".repeat(300 * 1024))),
+        ])))
+        .send()
+        .await
+        .unwrap();
+    let err = local
+        .client
+        .update_item()
+        .table_name("grow")
+        .key("pk", s("a"))
+        .update_expression("SET b = :big")
+        .expression_attribute_values(":big", s(&"y".repeat(200 * 1024)))
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        code_message(&err).1,
+        "Item size to update has exceeded the maximum allowed size"
+    );
+}

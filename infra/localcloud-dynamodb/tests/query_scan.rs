@@ -311,3 +311,51 @@ async fn scan_pages_through_everything_with_a_filter() {
     }
     assert_eq!((matched, scanned), (6, 10));
 }
+
+#[tokio::test]
+async fn query_pages_stop_at_one_megabyte() {
+    // GIVEN five items of 300 KB in one partition
+    let local = start().await;
+    create_composite(&local.client, "mega").await;
+    for i in 0..5 {
+        local
+            .client
+            .put_item()
+            .table_name("mega")
+            .set_item(Some(item(&[
+                ("pk", s("a")),
+                ("sk", n(i)),
+                ("blob", s(&"x".repeat(300 * 1024))),
+            ])))
+            .send()
+            .await
+            .unwrap();
+    }
+    // WHEN querying without a Limit
+    let first = local
+        .client
+        .query()
+        .table_name("mega")
+        .key_condition_expression("pk = :p")
+        .expression_attribute_values(":p", s("a"))
+        .send()
+        .await
+        .unwrap();
+    // THEN the first page stops once 1 MB was read, and the second has the rest
+    assert!(first.count < 5);
+    let lek = first
+        .last_evaluated_key
+        .clone()
+        .expect("a 1 MB page names where to resume");
+    let rest = local
+        .client
+        .query()
+        .table_name("mega")
+        .key_condition_expression("pk = :p")
+        .expression_attribute_values(":p", s("a"))
+        .set_exclusive_start_key(Some(lek))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(first.count + rest.count, 5);
+}
