@@ -12,6 +12,7 @@ mod metering;
 mod monthly;
 mod prices;
 mod render;
+pub use render::comparison_markdown;
 pub mod sources;
 mod usage;
 pub mod whatif;

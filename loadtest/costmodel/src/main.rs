@@ -13,8 +13,8 @@ use costmodel::whatif::{
     WriteSpec,
 };
 use costmodel::{
-    cost, examples, ratio, CostBreakdown, CostOptions, Metering, PriceTable, ReadConsistency,
-    Usage, WriteKind,
+    comparison_markdown, cost, examples, ratio, CostBreakdown, CostOptions, Metering, PriceTable,
+    ReadConsistency, Usage, WriteKind,
 };
 
 #[derive(Parser)]
@@ -256,16 +256,23 @@ fn render(breakdowns: &[CostBreakdown], json: bool) -> String {
     let mut out: Vec<String> = breakdowns.iter().map(CostBreakdown::to_markdown).collect();
     // Each variant against the first of its family (`conduit-...`, `orders-...`).
     let family = |b: &CostBreakdown| b.label.split('-').next().unwrap_or("").to_string();
-    let ratios: Vec<String> = breakdowns
-        .iter()
-        .enumerate()
-        .filter_map(|(i, b)| {
-            let base = breakdowns[..i].iter().find(|a| family(a) == family(b))?;
-            Some(format!("- {}", ratio(b, base).to_markdown()))
-        })
-        .collect();
-    if !ratios.is_empty() {
-        out.push(format!("### Ratios\n\n{}", ratios.concat()));
+    let mut families: Vec<Vec<CostBreakdown>> = Vec::new();
+    for b in breakdowns {
+        match families.iter_mut().find(|f| family(&f[0]) == family(b)) {
+            Some(members) => members.push(b.clone()),
+            None => families.push(vec![b.clone()]),
+        }
+    }
+    for members in families.iter().filter(|f| f.len() > 1) {
+        let ratios: Vec<String> = members[1..]
+            .iter()
+            .map(|b| format!("- {}", ratio(b, &members[0]).to_markdown()))
+            .collect();
+        out.push(format!(
+            "### Comparison\n\n{}\n{}",
+            comparison_markdown(members),
+            ratios.concat()
+        ));
     }
     out.join("\n")
 }

@@ -127,9 +127,52 @@ impl CostBreakdown {
                 d.share * 100.0
             );
         }
+        let services: Vec<String> = self
+            .by_service
+            .iter()
+            .map(|s| format!("{} {:.0} %", s.service, s.share * 100.0))
+            .collect();
+        if !services.is_empty() {
+            let _ = write!(out, " By service: {}.", services.join(", "));
+        }
         out.push('\n');
         out
     }
+}
+
+/// One row per variant, each compared with the first: the side-by-side view a bench
+/// report wants.
+pub fn comparison_markdown(breakdowns: &[CostBreakdown]) -> String {
+    let Some(base) = breakdowns.first() else {
+        return String::new();
+    };
+    let mut out = format!(
+        "| variant | USD per 1M requests | USD per month (free tier) | dominant line | : `{}` |\n|---|--:|--:|---|--:|\n",
+        base.label
+    );
+    for b in breakdowns {
+        let month = b
+            .monthly
+            .as_ref()
+            .map(|m| usd(m.usd_with_free_tier))
+            .unwrap_or_else(|| "n/a".into());
+        let dominant = b
+            .dominant
+            .as_ref()
+            .map(|d| format!("{} {} ({:.0} %)", d.service, d.item, d.share * 100.0))
+            .unwrap_or_default();
+        let r = crate::cost::ratio(b, base)
+            .per_request
+            .map(|r| format!("{r:.2}"))
+            .unwrap_or_else(|| "n/a".into());
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {month} | {dominant} | {r} |",
+            b.label,
+            usd(b.usd_per_million_requests)
+        );
+    }
+    out
 }
 
 impl CostRatio {
@@ -233,6 +276,37 @@ fn thousands(value: f64, decimals: usize) -> String {
 mod tests {
     use super::*;
     use crate::{cost, CostOptions, FunctionUsage, PriceTable, Usage};
+
+    #[test]
+    fn comparison_has_one_row_per_variant_with_its_ratio_to_the_first() {
+        let prices = PriceTable::aws_default();
+        let breakdown = |label: &str, invocations: f64| {
+            let usage = Usage {
+                label: label.into(),
+                public_requests: 1e6,
+                lambda: vec![FunctionUsage {
+                    name: "f".into(),
+                    architecture: "arm64".into(),
+                    memory_mb: 128.0,
+                    invocations,
+                    billed_ms_total: invocations * 5.0,
+                    ..FunctionUsage::default()
+                }],
+                ..Usage::default()
+            };
+            cost(&usage, &prices, "us-east-1", &CostOptions::default()).unwrap()
+        };
+        let table = comparison_markdown(&[breakdown("mono", 1e6), breakdown("micro", 2e6)]);
+        assert!(
+            table.contains("| `mono` | $0.2083 | n/a | lambda requests (96 %) | 1.00 |"),
+            "{table}"
+        );
+        assert!(
+            table.contains("| `micro` | $0.4167 | n/a | lambda requests (96 %) | 2.00 |"),
+            "{table}"
+        );
+        assert_eq!(comparison_markdown(&[]), "");
+    }
 
     #[test]
     fn dollars_keep_four_significant_digits_when_small() {
