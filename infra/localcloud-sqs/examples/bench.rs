@@ -33,6 +33,10 @@ struct Args {
     /// Message body size in bytes.
     #[arg(long, default_value_t = 256)]
     body: usize,
+    /// Alternate the targets this many times (each round runs cycles/rounds),
+    /// so load from other processes hits both alike.
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
 }
 
 /// Clock ticks per second of /proc's utime/stime (USER_HZ, 100 on Linux).
@@ -114,7 +118,7 @@ async fn run(
         .queue_url
         .unwrap();
     let body = "b".repeat(args.body);
-    let per_client = args.cycles / args.clients;
+    let per_client = args.cycles / args.rounds.max(1) / args.clients;
     let cpu_before = cpu();
     let started = Instant::now();
     let mut tasks = Vec::new();
@@ -182,6 +186,21 @@ async fn run(
     report
 }
 
+impl Report {
+    fn merge(&mut self, other: Report) {
+        self.wall += other.wall;
+        self.cycles += other.cycles;
+        self.send.extend(other.send);
+        self.receive.extend(other.receive);
+        self.delete.extend(other.delete);
+        self.empty_receives += other.empty_receives;
+        self.server_cpu = match (self.server_cpu, other.server_cpu) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
 fn percentile(samples: &mut [Duration], p: f64) -> Duration {
     if samples.is_empty() {
         return Duration::ZERO;
@@ -226,6 +245,13 @@ fn print(report: &mut Report) {
     }
 }
 
+fn merge_into(total: &mut Option<Report>, round: Report) {
+    match total {
+        Some(t) => t.merge(round),
+        None => *total = Some(round),
+    }
+}
+
 fn main() {
     let args = Args::parse();
     // The service runs on its own runtime, so its threads' CPU can be told
@@ -251,18 +277,25 @@ fn main() {
         .build()
         .expect("client runtime");
     println!(
-        "SQS send+receive+delete, {} clients, {} cycles per target, {} B bodies",
-        args.clients, args.cycles, args.body
+        "SQS send+receive+delete, {} clients, {} cycles per target in {} alternating rounds, {} B bodies",
+        args.clients, args.cycles, args.rounds, args.body
     );
-    let mut local = client_rt.block_on(run("local-cloud", &endpoint, &args, || {
-        Some(cpu_of(None, "sqs-server"))
-    }));
+    let local_cpu = || Some(cpu_of(None, "sqs-server"));
+    let pid = args.moto_pid;
+    let moto_cpu = || pid.map(|p| cpu_of(Some(p), ""));
+    let mut local: Option<Report> = None;
+    let mut oracle: Option<Report> = None;
+    for _ in 0..args.rounds.max(1) {
+        let round = client_rt.block_on(run("local-cloud", &endpoint, &args, local_cpu));
+        merge_into(&mut local, round);
+        if let Some(moto) = &args.moto {
+            let round = client_rt.block_on(run("moto", moto, &args, moto_cpu));
+            merge_into(&mut oracle, round);
+        }
+    }
+    let mut local = local.expect("at least one round");
     print(&mut local);
-    if let Some(moto) = args.moto.clone() {
-        let pid = args.moto_pid;
-        let mut oracle = client_rt.block_on(run("moto", &moto, &args, || {
-            pid.map(|p| cpu_of(Some(p), ""))
-        }));
+    if let Some(mut oracle) = oracle {
         print(&mut oracle);
         let ratio = (local.cycles as f64 / local.wall.as_secs_f64())
             / (oracle.cycles as f64 / oracle.wall.as_secs_f64());

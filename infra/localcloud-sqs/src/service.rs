@@ -118,9 +118,11 @@ impl SqsService {
     ) -> Result<Arc<Queue>, AwsError> {
         let path = url.split_once("://").map_or(url, |(_, rest)| rest);
         let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+        // The last two path segments are account and name, whatever the
+        // host (and any path prefix) a caller's URL carries.
         match segments.as_slice() {
             [name] => self.registry.get(region, account, name),
-            [_host, owner, name] => self.registry.get(region, owner, name),
+            [_host, .., owner, name] => self.registry.get(region, owner, name),
             _ => Err(error::queue_does_not_exist()),
         }
     }
@@ -602,3 +604,31 @@ const KNOWN_ATTRIBUTE_NAMES: &[&str] = &[
     "RedriveAllowPolicy",
     "SqsManagedSseEnabled",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queues_are_found_by_any_url_ending_in_account_and_name_or_by_name() {
+        let service = SqsService::new("http://127.0.0.1:4566/");
+        let info = service.create_queue("q1", &BTreeMap::new()).unwrap();
+        assert_eq!(info.url, "http://127.0.0.1:4566/000000000000/q1");
+        let (region, account) = (context::DEFAULT_REGION, context::DEFAULT_ACCOUNT);
+        for url in [
+            info.url.as_str(),
+            "https://sqs.us-east-1.amazonaws.com/000000000000/q1",
+            "http://localhost:4566/queue/us-east-1/000000000000/q1",
+            "q1",
+        ] {
+            let queue = service.queue_by_url(region, account, url).unwrap();
+            assert_eq!(queue.arn, info.arn, "{url}");
+        }
+        for url in ["http://host/111111111111/q1", "http://host/", ""] {
+            let Err(err) = service.queue_by_url(region, account, url) else {
+                panic!("{url} should not resolve");
+            };
+            assert_eq!(err.code(), "QueueDoesNotExist", "{url}");
+        }
+    }
+}
