@@ -106,8 +106,10 @@ fn now_secs() -> u64 {
         .unwrap_or_default()
 }
 
-/// Argon2id with the crate defaults (m = 19 MiB, t = 2, p = 1, OWASP's minimum);
-/// about 20-40 ms per hash on one Lambda vCPU with an optimised build.
+/// Argon2id with the crate defaults (m = 19 MiB, t = 2, p = 1: OWASP's minimum).
+/// Measured ~80 ms per hash in this workspace's dev profile (dependencies at
+/// opt-level 1); an optimised build is several times faster. Each hash also needs
+/// 19 MiB, which a 128 MB function has.
 pub fn hash_password(password: &str) -> Result<String, ApiError> {
     Argon2::default()
         .hash_password(password.as_bytes())
