@@ -49,6 +49,9 @@ enum Command {
         /// Requests per second (default: 250 for Conduit, 50 for orders).
         #[arg(long)]
         rate: Option<f64>,
+        /// Print the scenario as JSON (to edit and run with `scenario`) instead of pricing it.
+        #[arg(long)]
+        show_scenario: bool,
     },
     /// A what-if scenario from a JSON file (the `Scenario` type).
     Scenario { file: PathBuf },
@@ -186,23 +189,24 @@ fn run(cli: &Cli) -> anyhow::Result<String> {
     };
     let breakdowns = match &cli.command {
         Command::WhatIf(args) => vec![priced_scenario(&what_if_scenario(args))?],
-        Command::Example { name, rate } => {
-            let names: Vec<&str> = if name == "all" {
-                examples::NAMES.to_vec()
-            } else {
-                vec![name.as_str()]
-            };
-            let mut out = Vec::new();
-            for name in names {
-                let scenario = examples::by_name(name, *rate).with_context(|| {
-                    format!(
-                        "no example `{name}`; examples: {}, all",
-                        examples::NAMES.join(", ")
-                    )
-                })?;
-                out.push(priced_scenario(&scenario)?);
+        Command::Example {
+            name,
+            rate,
+            show_scenario,
+        } => {
+            let scenarios = example_scenarios(name, *rate)?;
+            if *show_scenario {
+                let json = if scenarios.len() == 1 {
+                    serde_json::to_string_pretty(&scenarios[0])?
+                } else {
+                    serde_json::to_string_pretty(&scenarios)?
+                };
+                return Ok(json + "\n");
             }
-            out
+            scenarios
+                .iter()
+                .map(priced_scenario)
+                .collect::<Result<Vec<_>, _>>()?
         }
         Command::Scenario { file } => {
             let scenario: Scenario = read_json(file)?;
@@ -242,6 +246,25 @@ fn run(cli: &Cli) -> anyhow::Result<String> {
         Command::Prices => return Ok(price_listing(&prices)),
     };
     Ok(render(&breakdowns, cli.json))
+}
+
+fn example_scenarios(name: &str, rate: Option<f64>) -> anyhow::Result<Vec<Scenario>> {
+    let names: Vec<&str> = if name == "all" {
+        examples::NAMES.to_vec()
+    } else {
+        vec![name]
+    };
+    names
+        .into_iter()
+        .map(|name| {
+            examples::by_name(name, rate).with_context(|| {
+                format!(
+                    "no example `{name}`; examples: {}, all",
+                    examples::NAMES.join(", ")
+                )
+            })
+        })
+        .collect()
 }
 
 fn render(breakdowns: &[CostBreakdown], json: bool) -> String {

@@ -145,3 +145,30 @@ fn a_replacement_price_table_is_used_and_checked() {
         "{out}"
     );
 }
+
+#[test]
+fn an_example_scenario_can_be_printed_edited_and_priced() {
+    // GIVEN orders-queue printed as a scenario
+    let (ok, json, err) = costmodel(&["example", "orders-queue", "--show-scenario"]);
+    assert!(ok, "{err}");
+    // WHEN its event source mapping batches 10 messages instead of 1 and it is priced
+    let edited = json.replace("\"batch_size\": 1.0", "\"batch_size\": 10.0");
+    assert_ne!(edited, json);
+    let dir = std::env::temp_dir().join(format!("costmodel-scenario-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("orders-queue-batch10.json");
+    std::fs::write(&file, edited).unwrap();
+    let (ok, out, err) = costmodel(&["--json", "scenario", file.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let b: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // THEN the request queue bills 1 + 0.1 + 0.1 = 1.2 requests per order
+    let requests_queue = b["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["resource"] == "orders-requests")
+        .unwrap();
+    let per_order =
+        requests_queue["quantity"].as_f64().unwrap() / b["public_requests"].as_f64().unwrap();
+    assert!((per_order - 1.2).abs() < 1e-9, "{per_order}");
+}
