@@ -432,13 +432,17 @@ impl SqsService {
         if moved.is_empty() {
             return;
         }
-        let target = source
+        // The policy is read under its own short lock: no queue lock is ever
+        // held while taking the registry's (CreateQueue takes them the other
+        // way round).
+        let target_arn = source
             .state
             .lock()
             .settings
             .redrive_policy
             .as_ref()
-            .and_then(|p| self.registry.by_arn(&p.dead_letter_target_arn).ok());
+            .map(|p| p.dead_letter_target_arn.clone());
+        let target = target_arn.and_then(|arn| self.registry.by_arn(&arn).ok());
         source.counters.moved_to_dlq(moved.len());
         // A dead-letter queue deleted since the policy was set: the messages
         // are dropped, as SQS cannot deliver them anywhere either.

@@ -207,3 +207,31 @@ async fn a_long_poll_through_the_poller_api_is_woken_by_a_send() {
     assert_eq!(got[0].body, "now");
     assert!(started.elapsed() < Duration::from_secs(2));
 }
+
+#[tokio::test]
+async fn metrics_serialise_for_the_cost_model() {
+    let cloud = start().await;
+    let url = cloud.queue("json", &[]).await;
+    cloud
+        .client
+        .send_message()
+        .queue_url(&url)
+        .message_body("x")
+        .send()
+        .await
+        .unwrap();
+    let _ = cloud
+        .client
+        .get_queue_url()
+        .queue_name("absent")
+        .send()
+        .await;
+    let json = serde_json::to_value(cloud.service.metrics()).unwrap();
+    let queue = &json["queues"]["arn:aws:sqs:us-east-1:000000000000:json"];
+    assert_eq!(queue["messages_sent"], 1);
+    assert_eq!(queue["approximate_number_of_messages"], 1);
+    assert_eq!(queue["api_calls"]["SendMessage"], 1);
+    assert_eq!(json["unattributed_requests"], 1, "the failed GetQueueUrl");
+    let billed = json["billed_requests"].as_u64().unwrap();
+    assert_eq!(billed, queue["billed_requests"].as_u64().unwrap() + 1);
+}

@@ -704,3 +704,116 @@ async fn message_is_moved_to_the_dead_letter_queue_after_max_receive_count() {
     assert_eq!(metrics.queues[&src_arn].messages_moved_to_dlq, 1);
     assert_eq!(metrics.queues[&src_arn].messages_received, 2);
 }
+
+#[tokio::test]
+async fn trace_header_system_attribute_is_returned_with_its_md5() {
+    use aws_sdk_sqs::types::{MessageSystemAttributeNameForSends, MessageSystemAttributeValue};
+    let cloud = start().await;
+    let url = cloud.queue("trace", &[]).await;
+    let trace = "Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1";
+    let value = MessageSystemAttributeValue::builder()
+        .data_type("String")
+        .string_value(trace)
+        .build()
+        .unwrap();
+    let sent = cloud
+        .client
+        .send_message()
+        .queue_url(&url)
+        .message_body("traced")
+        .message_system_attributes(MessageSystemAttributeNameForSends::AwsTraceHeader, value)
+        .send()
+        .await
+        .unwrap();
+    let expected = expected_attributes_md5(&[("AWSTraceHeader", "String", trace.as_bytes(), 1)]);
+    assert_eq!(
+        sent.md5_of_message_system_attributes(),
+        Some(expected.as_str())
+    );
+    let got = cloud
+        .client
+        .receive_message()
+        .queue_url(&url)
+        .message_system_attribute_names(S::AwsTraceHeader)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        got.messages()[0].attributes().unwrap()[&S::AwsTraceHeader],
+        trace
+    );
+}
+
+#[tokio::test]
+async fn deleting_a_queue_ends_its_long_polls() {
+    let cloud = start().await;
+    let url = cloud.queue("doomed", &[]).await;
+    let client = cloud.client.clone();
+    let poll_url = url.clone();
+    let started = Instant::now();
+    let poll = tokio::spawn(async move {
+        client
+            .receive_message()
+            .queue_url(poll_url)
+            .wait_time_seconds(10)
+            .send()
+            .await
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    cloud
+        .client
+        .delete_queue()
+        .queue_url(&url)
+        .send()
+        .await
+        .unwrap();
+    let got = poll.await.unwrap().unwrap();
+    assert!(got.messages().is_empty());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn visibility_timeouts_beyond_twelve_hours_are_rejected() {
+    let cloud = start().await;
+    let url = cloud.queue("twelve", &[]).await;
+    cloud
+        .client
+        .send_message()
+        .queue_url(&url)
+        .message_body("x")
+        .send()
+        .await
+        .unwrap();
+    let got = cloud
+        .client
+        .receive_message()
+        .queue_url(&url)
+        .send()
+        .await
+        .unwrap();
+    let err = cloud
+        .client
+        .change_message_visibility()
+        .queue_url(&url)
+        .receipt_handle(got.messages()[0].receipt_handle().unwrap())
+        .visibility_timeout(43_201)
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert_eq!(code(&err), "InvalidParameterValue");
+    let err = cloud
+        .client
+        .receive_message()
+        .queue_url(&url)
+        .wait_time_seconds(21)
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert_eq!(code(&err), "InvalidParameterValue");
+}
