@@ -14,7 +14,7 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
 
 use super::items::{
-    backend, batch_get, counter, delete, get_s, key, n, put, query, s, transact, update, Item,
+    backend, batch_get, counter, delete, get_s, hit, key, n, put, query, s, transact, update, Item,
     QuerySpec, TxOutcome,
 };
 use crate::model::{
@@ -167,7 +167,7 @@ impl DynamoArticles {
             counter(t, "COUNT", &format!("FAV#{user}"), delta)?,
         ];
         match transact(&self.client, actions).await? {
-            TxOutcome::ConditionFailed(failed) if failed[1] => {
+            TxOutcome::ConditionFailed(failed) if hit(&failed, 1) => {
                 return Err(StoreError::NotFound("article"))
             }
             // Already in the requested state: nothing changed, which is fine.
@@ -218,7 +218,7 @@ impl ArticleStore for DynamoArticles {
             actions.extend(tag_actions(t, &article, &article.tags, 1)?);
             match transact(&self.client, actions).await? {
                 TxOutcome::Done => return Ok(article),
-                TxOutcome::ConditionFailed(failed) if failed[0] => continue,
+                TxOutcome::ConditionFailed(failed) if hit(&failed, 0) => continue,
                 TxOutcome::ConditionFailed(_) => {
                     return Err(StoreError::backend("article id collision"))
                 }
@@ -307,7 +307,7 @@ impl ArticleStore for DynamoArticles {
                         .await?
                         .ok_or(StoreError::NotFound("article"));
                 }
-                TxOutcome::ConditionFailed(failed) if failed[article_action] => {
+                TxOutcome::ConditionFailed(failed) if hit(&failed, article_action) => {
                     return Err(StoreError::NotFound("article"))
                 }
                 TxOutcome::ConditionFailed(_) => continue,

@@ -302,6 +302,11 @@ pub enum TxOutcome {
 
 /// Runs a transaction, retrying when it lost a race with another transaction
 /// (`TransactionConflict`), which DynamoDB reports instead of waiting.
+/// Whether action `i` failed its condition (out of range: no).
+pub fn hit(failed: &[bool], i: usize) -> bool {
+    failed.get(i).copied().unwrap_or(false)
+}
+
 pub async fn transact(client: &Client, actions: Vec<TransactWriteItem>) -> StoreResult<TxOutcome> {
     let count = actions.len();
     for attempt in 0..TX_RETRIES {

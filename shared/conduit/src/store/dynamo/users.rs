@@ -5,7 +5,8 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
 
 use super::items::{
-    backend, batch_get, delete, get_opt_s, get_s, key, put, put_opt_s, s, transact, Item, TxOutcome,
+    backend, batch_get, delete, get_opt_s, get_s, hit, key, put, put_opt_s, s, transact, Item,
+    TxOutcome,
 };
 use crate::model::{User, UserId};
 use crate::store::{StoreError, StoreResult, UserStore};
@@ -113,8 +114,12 @@ impl UserStore for DynamoUsers {
         ];
         match transact(&self.client, actions).await? {
             TxOutcome::Done => Ok(()),
-            TxOutcome::ConditionFailed(failed) if failed[0] => Err(StoreError::Taken("username")),
-            TxOutcome::ConditionFailed(failed) if failed[1] => Err(StoreError::Taken("email")),
+            TxOutcome::ConditionFailed(failed) if hit(&failed, 0) => {
+                Err(StoreError::Taken("username"))
+            }
+            TxOutcome::ConditionFailed(failed) if hit(&failed, 1) => {
+                Err(StoreError::Taken("email"))
+            }
             TxOutcome::ConditionFailed(_) => Err(StoreError::backend("user id collision")),
         }
     }
@@ -178,10 +183,13 @@ impl UserStore for DynamoUsers {
         match transact(&self.client, actions).await? {
             TxOutcome::Done => Ok(()),
             TxOutcome::ConditionFailed(failed) => {
-                if failed[0] {
+                if hit(&failed, 0) {
                     return Err(StoreError::NotFound("user"));
                 }
-                let field = claims.iter().find(|(i, _)| failed[*i]).map(|(_, f)| *f);
+                let field = claims
+                    .iter()
+                    .find(|(i, _)| hit(&failed, *i))
+                    .map(|(_, f)| *f);
                 Err(StoreError::Taken(field.unwrap_or("username")))
             }
         }
