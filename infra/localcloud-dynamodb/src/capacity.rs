@@ -39,6 +39,9 @@ pub struct Consumed {
     pub read: bool,
     pub table: f64,
     pub indexes: BTreeMap<usize, f64>,
+    /// Transactions also report the units as ReadCapacityUnits or
+    /// WriteCapacityUnits (as DynamoDB Local does).
+    pub transactional: bool,
 }
 
 impl Consumed {
@@ -47,6 +50,7 @@ impl Consumed {
             read: true,
             table: units,
             indexes: BTreeMap::new(),
+            transactional: false,
         }
     }
 
@@ -56,6 +60,7 @@ impl Consumed {
             read: true,
             table: 0.0,
             indexes: BTreeMap::from([(index, units)]),
+            transactional: false,
         }
     }
 
@@ -64,6 +69,7 @@ impl Consumed {
             read: false,
             table: units.table * factor,
             indexes: BTreeMap::new(),
+            transactional: false,
         };
         for (i, u) in &units.indexes {
             *out.indexes.entry(*i).or_default() += u * factor;
@@ -82,14 +88,34 @@ impl Consumed {
         self.table + self.indexes.values().sum::<f64>()
     }
 
+    /// `{"CapacityUnits": u}`, plus the read/write split where DynamoDB Local
+    /// shows it: transactions at the top, and per table/index for writes only.
+    fn units_json(&self, units: f64, top: bool) -> Value {
+        let mut out = json!({"CapacityUnits": units});
+        if self.transactional && (top || !self.read) {
+            let kind = if self.read {
+                "ReadCapacityUnits"
+            } else {
+                "WriteCapacityUnits"
+            };
+            out[kind] = json!(units);
+        }
+        out
+    }
+
     /// The `ConsumedCapacity` member for `mode` (TOTAL or INDEXES), or `None`.
     pub fn to_json(&self, def: &TableDef, mode: ReturnCapacity) -> Option<Value> {
-        let mut out = json!({"TableName": def.name, "CapacityUnits": self.total()});
+        let mut out = json!({"TableName": def.name});
+        if let (Value::Object(out), Value::Object(units)) =
+            (&mut out, self.units_json(self.total(), true))
+        {
+            out.extend(units);
+        }
         match mode {
             ReturnCapacity::None => return None,
             ReturnCapacity::Total => {}
             ReturnCapacity::Indexes => {
-                out["Table"] = json!({"CapacityUnits": self.table});
+                out["Table"] = self.units_json(self.table, false);
                 for (global, member) in [
                     (true, "GlobalSecondaryIndexes"),
                     (false, "LocalSecondaryIndexes"),
@@ -97,7 +123,7 @@ impl Consumed {
                     let mut map = Map::new();
                     for (i, units) in &self.indexes {
                         if let Some(ix) = def.indexes.get(*i).filter(|ix| ix.global == global) {
-                            map.insert(ix.name.clone(), json!({"CapacityUnits": units}));
+                            map.insert(ix.name.clone(), self.units_json(*units, false));
                         }
                     }
                     if !map.is_empty() {

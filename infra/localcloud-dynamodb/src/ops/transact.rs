@@ -150,7 +150,15 @@ pub fn transact_get(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
         let units = 2.0 * read_units(stored.map_or(0, |s| s.size), true);
         consumed
             .entry(table.def.name.clone())
-            .or_insert_with(|| (table.clone(), Consumed::read(0.0)))
+            .or_insert_with(|| {
+                (
+                    table.clone(),
+                    Consumed {
+                        transactional: true,
+                        ..Consumed::read(0.0)
+                    },
+                )
+            })
             .1
             .table += units;
         responses.push(match stored {
@@ -356,7 +364,10 @@ pub fn transact_write(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
             .or_insert_with(|| {
                 (
                     action.table.clone(),
-                    Consumed::write(&WriteUnits::default(), 0.0),
+                    Consumed {
+                        transactional: true,
+                        ..Consumed::write(&WriteUnits::default(), 0.0)
+                    },
                 )
             });
         entry.1.add(&Consumed::write(&units, 2.0));
