@@ -1,0 +1,119 @@
+//! End to end: the real `conduit-monolith` binary run by the local cloud behind its
+//! HTTP API, on its DynamoDB, from a SAM template (tests/fixtures/conduit-app.yaml).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
+use serde_json::{json, Value};
+
+/// `target/<profile>`, with the function binary built if it is missing.
+fn binaries_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>")
+        .to_path_buf();
+    if !dir.join("conduit-monolith").is_file() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "--quiet", "-p", "conduit-monolith", "--bins"])
+            .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building conduit-monolith failed");
+    }
+    dir
+}
+
+async fn start(log_dir: &Path) -> LocalCloud {
+    let template = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conduit-app.yaml");
+    let mut stack = StackConfig::new(template);
+    stack.stack_name = "conduit".into();
+    stack.binaries_dir = binaries_dir();
+    stack.log_dir = log_dir.to_path_buf();
+    stack.parameter_overrides.insert(
+        "JwtSecret".into(),
+        "e2e-secret-e2e-secret-e2e-secret-0123".into(),
+    );
+    let config = LocalCloudConfig {
+        stack: Some(stack),
+        ..LocalCloudConfig::ephemeral()
+    };
+    LocalCloud::start(config)
+        .await
+        .expect("the application starts")
+}
+
+/// One HTTP/1.1 request per connection; returns status and JSON body (Null if none).
+async fn call(method: &str, url: &str, token: Option<&str>, body: Option<Value>) -> (u16, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rest = url.strip_prefix("http://").expect("http URL");
+    let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let auth = token
+        .map(|t| format!("authorization: Token {t}\r\n"))
+        .unwrap_or_default();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nhost: {host}\r\n{auth}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(host).await.expect("connect");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    let status = response[9..12].parse().expect("status code");
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b)
+        .unwrap_or_default();
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn conduit_runs_as_one_function_behind_the_http_api() {
+    // GIVEN the monolith deployed on the local cloud
+    let logs = tempfile::tempdir().unwrap();
+    let cloud = start(logs.path()).await;
+    let api = cloud.stack().unwrap().api_urls()["Api"].clone();
+
+    // WHEN a user registers (no Content-Type header) and writes an article
+    let (status, user) = call(
+        "POST",
+        &format!("{api}/api/users"),
+        None,
+        Some(json!({"user": {"username": "jake", "email": "jake@jake.jake", "password": "jakejake"}})),
+    )
+    .await;
+    assert_eq!(status, 201, "{user}");
+    let token = user["user"]["token"].as_str().unwrap().to_owned();
+    let (status, created) = call(
+        "POST",
+        &format!("{api}/api/articles"),
+        Some(&token),
+        Some(json!({"article": {"title": "Hello Lambda", "description": "d", "body": "b", "tagList": ["rust"]}})),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+
+    // THEN reads through the API see it at once, with the tag and the author
+    let (status, list) = call("GET", &format!("{api}/api/articles?tag=rust"), None, None).await;
+    assert_eq!(status, 200);
+    assert_eq!(list["articlesCount"], 1);
+    assert_eq!(list["articles"][0]["author"]["username"], "jake");
+    let (status, article) = call(
+        "GET",
+        &format!("{api}/api/articles/hello-lambda"),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(article["article"]["body"], "b");
+    // AND auth errors come back as the spec says
+    let (status, err) = call("GET", &format!("{api}/api/user"), None, None).await;
+    assert_eq!(status, 401);
+    assert_eq!(err["errors"]["token"][0], "is missing");
+    cloud.shutdown().await.unwrap();
+}
