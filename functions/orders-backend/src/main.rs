@@ -1,1 +1,24 @@
-fn main() {}
+//! The slow back end of the orders experiment, for both paths: `{"size": N}`
+//! from a direct invoke, or SQS batches of requests from the queue path.
+
+use lambda_runtime::{run, service_fn, Error, LambdaEvent};
+use orders::settings::BackendSettings;
+use orders::OrdersBackend;
+use serde_json::Value;
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    lambda_runtime::tracing::init_default_subscriber();
+    let settings = BackendSettings::from_env()?;
+    let config = aws_config::load_from_env().await;
+    let backend = OrdersBackend::new(aws_sdk_dynamodb::Client::new(&config), settings.table, settings.delay);
+    backend.ensure_seeded().await?;
+    let sqs = aws_sdk_sqs::Client::new(&config);
+    let (backend, sqs) = (&backend, &sqs);
+    run(service_fn(move |event: LambdaEvent<Value>| async move {
+        orders::worker::handle(backend, sqs, event.payload)
+            .await
+            .map_err(Error::from)
+    }))
+    .await
+}

@@ -356,7 +356,9 @@ fn start_lambda(
             .as_ref()
             .and_then(|b| b.binary.clone())
             .unwrap_or_else(|| "bootstrap".to_string());
-        let binary = config.binaries_dir.join(&binary_name);
+        // Absolute, since function processes run in a directory of their own.
+        let binary = std::path::absolute(config.binaries_dir.join(&binary_name))
+            .unwrap_or_else(|_| config.binaries_dir.join(&binary_name));
         if !binary.is_file() {
             return Err(StackError::MissingBinary {
                 function: function.logical_id.clone(),
@@ -425,6 +427,7 @@ fn gateway_config(app: &Application, api: &localcloud_template::HttpApi) -> Http
         .collect();
     let mut config = HttpApiConfig::new(api.logical_id.clone(), routes);
     config.stage = api.stage_name.clone();
+    config.stage_variables = api.stage_variables.clone();
     // Events must carry the id that `Ref` gave the template.
     config.api_id = Some(api.api_id.clone());
     config

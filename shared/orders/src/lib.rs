@@ -1,1 +1,18 @@
-//! orders
+//! The orders experiment (see `experiments.md`, section 1): `GET /orders/{size}`
+//! answered by a deliberately slow back end, reached either by a synchronous
+//! Lambda `Invoke` (`orders-direct`) or by SQS request/reply (`orders-queue`).
+//!
+//! - [`model`]: the order and the validation of `size`;
+//! - [`backend`]: the slow back end over DynamoDB;
+//! - [`api`]: the public HTTP function, over any [`transport::Transport`];
+//! - [`worker`]: the back end's answers to direct invokes and SQS batches;
+//! - [`settings`]: every knob, read from the environment, with its default.
+
+pub mod api;
+pub mod backend;
+pub mod model;
+pub mod settings;
+pub mod worker;
+
+pub use backend::{BackendError, OrdersBackend};
+pub use model::{parse_size, Order, SizeError, MAX_SIZE};

@@ -49,3 +49,19 @@ pub trait Transport: Send + Sync {
         request: Value,
     ) -> impl std::future::Future<Output = Result<Value, TransportError>> + Send;
 }
+
+/// One of the two transports, chosen per deployment (`Transport` is not
+/// object-safe, so this enum stands in for `dyn Transport`).
+pub enum AnyTransport {
+    Invoke(InvokeTransport),
+    Queue(RequestReply),
+}
+
+impl Transport for AnyTransport {
+    async fn call(&self, request: Value) -> Result<Value, TransportError> {
+        match self {
+            AnyTransport::Invoke(t) => t.call(request).await,
+            AnyTransport::Queue(t) => t.call(request).await,
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! The orders experiment on the local cloud, from the project's template.yaml:
+//! both paths give the same orders; at the concurrency cap the direct path is
+//! throttled while the queue path queues; nothing is lost.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
+use serde_json::Value;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `target/<profile>` with every function binary of the template built.
+fn binaries_dir() -> PathBuf {
+    let dir = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .to_path_buf();
+    if !dir.join("orders-api").is_file() || !dir.join("orders-backend").is_file() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "--quiet", "--workspace", "--bins"])
+            .current_dir(workspace())
+            .status()
+            .unwrap();
+        assert!(status.success(), "building the functions failed");
+    }
+    dir
+}
+
+async fn start(overrides: &[(&str, &str)]) -> (LocalCloud, tempfile::TempDir) {
+    let logs = tempfile::tempdir().unwrap();
+    let mut stack = StackConfig::new(workspace().join("template.yaml"));
+    stack.binaries_dir = binaries_dir();
+    stack.log_dir = logs.path().to_path_buf();
+    for (name, value) in overrides {
+        stack
+            .parameter_overrides
+            .insert(name.to_string(), value.to_string());
+    }
+    let config = LocalCloudConfig {
+        stack: Some(stack),
+        ..LocalCloudConfig::ephemeral()
+    };
+    (
+        LocalCloud::start(config).await.expect("template starts"),
+        logs,
+    )
+}
+
+/// GET through a fresh connection: (status, body).
+async fn get(url: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_at(rest.find('/').unwrap());
+    let mut stream = tokio::net::TcpStream::connect(host).await.unwrap();
+    let request = format!("GET {path} HTTP/1.1\r\nhost: {host}\r\nconnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    let status = response[9..12].parse().unwrap();
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+fn urls(cloud: &LocalCloud) -> (String, String) {
+    let apis = cloud.stack().unwrap().api_urls();
+    (
+        apis["OrdersDirectApi"].clone(),
+        apis["OrdersQueueApi"].clone(),
+    )
+}
+
+#[tokio::test]
+async fn both_paths_return_the_same_orders_and_reject_bad_sizes() {
+    let (cloud, _logs) = start(&[("OrdersDelayMs", "20")]).await;
+    let (direct, queue) = urls(&cloud);
+
+    let (status, by_direct) = get(&format!("{direct}/orders/5")).await;
+    assert_eq!(status, 200, "{by_direct}");
+    let (status, by_queue) = get(&format!("{queue}/orders/5")).await;
+    assert_eq!(status, 200, "{by_queue}");
+    let orders: Vec<Value> = serde_json::from_str(&by_direct).unwrap();
+    assert_eq!(orders.len(), 5);
+    assert_eq!(by_direct, by_queue, "same orders by both paths");
+
+    let (status, body) = get(&format!("{queue}/orders/100")).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        serde_json::from_str::<Vec<Value>>(&body).unwrap().len(),
+        100
+    );
+
+    for bad in ["0", "1001", "abc", "-1"] {
+        for base in [&direct, &queue] {
+            let (status, body) = get(&format!("{base}/orders/{bad}")).await;
+            assert_eq!(status, 400, "size {bad}: {body}");
+            assert!(body.contains("size must be"), "{body}");
+        }
+    }
+    cloud.shutdown().await.unwrap();
+}
+
+async fn burst(url: &str, n: usize) -> Vec<u16> {
+    let tasks: Vec<_> = (0..n)
+        .map(|_| {
+            let url = url.to_string();
+            tokio::spawn(async move { get(&url).await.0 })
+        })
+        .collect();
+    let mut statuses = Vec::new();
+    for task in tasks {
+        statuses.push(task.await.unwrap());
+    }
+    statuses
+}
+
+#[tokio::test]
+async fn at_the_cap_the_direct_path_throttles_and_the_queue_path_queues_without_loss() {
+    // GIVEN both paths capped at 2 concurrent back-end executions, 300 ms each
+    let (cloud, _logs) = start(&[
+        ("OrdersDelayMs", "300"),
+        ("OrdersBackendConcurrency", "2"),
+        ("OrdersQueueMaxConcurrency", "2"),
+    ])
+    .await;
+    let (direct, queue) = urls(&cloud);
+    // Warm both paths so cold starts do not blur the comparison.
+    assert_eq!(get(&format!("{direct}/orders/1")).await.0, 200);
+    assert_eq!(get(&format!("{queue}/orders/1")).await.0, 200);
+
+    // WHEN 12 requests arrive at once on each path
+    let direct_statuses = burst(&format!("{direct}/orders/5"), 12).await;
+    let queue_statuses = burst(&format!("{queue}/orders/5"), 12).await;
+
+    // THEN the direct path answers some and throttles the rest with 503...
+    let ok = direct_statuses.iter().filter(|s| **s == 200).count();
+    let throttled = direct_statuses.iter().filter(|s| **s == 503).count();
+    assert_eq!(
+        ok + throttled,
+        12,
+        "only successes and throttles: {direct_statuses:?}"
+    );
+    assert!(
+        throttled >= 6,
+        "most of the burst is over the cap of 2: {direct_statuses:?}"
+    );
+    assert!(ok >= 2, "{direct_statuses:?}");
+    // ...and the queue path answers every request, later
+    assert!(
+        queue_statuses.iter().all(|s| *s == 200),
+        "{queue_statuses:?}"
+    );
+
+    // AND every request the queue accepted is accounted for: answered, none in the DLQ
+    let metrics = cloud.stack().unwrap().metrics();
+    let lambda = &metrics["lambda"]["functions"];
+    assert_eq!(
+        lambda["local-OrdersBackendFunction"]["throttles"], throttled as u64,
+        "{lambda}"
+    );
+    let sqs = cloud.sqs().metrics();
+    let requests = serde_json::to_value(&sqs).unwrap()["queues"]
+        ["arn:aws:sqs:us-east-1:000000000000:local-orders-requests"]
+        .clone();
+    assert_eq!(requests["messages_sent"], 13, "{requests}");
+    assert_eq!(requests["messages_deleted"], 13, "{requests}");
+    assert_eq!(requests["messages_moved_to_dlq"], 0, "{requests}");
+    cloud.shutdown().await.unwrap();
+}
