@@ -172,3 +172,54 @@ fn an_example_scenario_can_be_printed_edited_and_priced() {
         requests_queue["quantity"].as_f64().unwrap() / b["public_requests"].as_f64().unwrap();
     assert!((per_order - 1.2).abs() < 1e-9, "{per_order}");
 }
+
+/// Captured from `localcloud serve --template template.yaml` after 5 requests to each
+/// orders API: the emulator's metrics document and the direct API function's log.
+#[test]
+fn captured_local_cloud_metering_and_log_agree_on_billed_time() {
+    let metrics = fixture("localcloud-orders-metrics.json");
+    let (ok, out, err) = costmodel(&["--json", "metering", &metrics, "--public-requests", "10"]);
+    assert!(ok, "{err}");
+    let b: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let lines = b["lines"].as_array().unwrap();
+    let gb_s = |resource: &str| -> f64 {
+        lines
+            .iter()
+            .filter(|l| l["resource"] == resource && l["price_item"] == "duration")
+            .map(|l| l["quantity"].as_f64().unwrap())
+            .sum()
+    };
+    let log = fixture("localcloud-orders-direct.log");
+    let (ok, out, err) = costmodel(&[
+        "--json",
+        "logs",
+        &log,
+        "--function",
+        "cm-OrdersDirectFunction",
+        "--arch",
+        "arm64",
+        "--public-requests",
+        "5",
+    ]);
+    assert!(ok, "{err}");
+    let from_log: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let log_gb_s: f64 = from_log["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["price_item"] == "duration")
+        .map(|l| l["quantity"].as_f64().unwrap())
+        .sum();
+    // 2,603 billed ms at 128 MB = 0.3253750 GB-s, from either source
+    assert!((gb_s("cm-OrdersDirectFunction") - 0.325375).abs() < 1e-9);
+    assert!((log_gb_s - 0.325375).abs() < 1e-9);
+    // AND the HTTP APIs' 10 requests and the queues' billed requests are all there
+    let http = lines.iter().find(|l| l["item"] == "http_requests").unwrap();
+    assert_eq!(http["quantity"].as_f64(), Some(10.0));
+    let sqs: f64 = lines
+        .iter()
+        .filter(|l| l["service"] == "sqs")
+        .map(|l| l["quantity"].as_f64().unwrap())
+        .sum();
+    assert_eq!(sqs, 34.0);
+}

@@ -1,9 +1,10 @@
-//! The local cloud's metering (its metrics endpoint) into [`Usage`].
+//! The local cloud's metering (`GET /_localcloud/metrics`) into [`Usage`].
 //!
-//! The input mirrors the counters the emulator's crates keep (`FunctionMetrics`,
-//! `SqsMetrics`, `ApiMetrics`, `DynamoDbMetrics`); fields we do not price are ignored,
-//! missing sections count as zero. The exact document is the lead's to fix: only this
-//! file needs to follow it, [`Usage`] is the contract.
+//! The input mirrors that document: `lambda` (`LambdaMetrics`, functions by name),
+//! `apis` (`ApiMetrics` by logical id), `sqs` (`SqsMetrics`, queues by ARN) and
+//! `dynamodb` (`DynamoDbMetrics`, tables by name). Fields we do not price are ignored,
+//! missing sections count as zero. Only this file follows the document; [`Usage`] is
+//! the contract.
 
 use std::collections::BTreeMap;
 
@@ -14,8 +15,8 @@ use crate::usage::{FunctionUsage, QueueUsage, TableUsage, Usage};
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct LocalCloudMetering {
-    #[serde(alias = "apiGateway", alias = "apis")]
-    pub apigateway: Vec<ApiMeter>,
+    /// HTTP APIs by logical id.
+    pub apis: BTreeMap<String, ApiMeter>,
     pub lambda: LambdaMeter,
     pub sqs: SqsMeter,
     pub dynamodb: DynamoDbMeter,
@@ -24,7 +25,6 @@ pub struct LocalCloudMetering {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct ApiMeter {
-    pub api: String,
     /// Requests as billed (one per started 512 KB).
     #[serde(alias = "meteredRequests")]
     pub metered_requests: f64,
@@ -131,7 +131,7 @@ impl LocalCloudMetering {
             log_bytes: self.lambda.functions.values().map(|f| f.log_bytes).sum(),
             ..Usage::default()
         };
-        usage.api_gateway.http_requests = self.apigateway.iter().map(|a| a.metered_requests).sum();
+        usage.api_gateway.http_requests = self.apis.values().map(|a| a.metered_requests).sum();
         usage
     }
 }
@@ -149,7 +149,8 @@ mod tests {
     fn metrics_document_becomes_usage() {
         // GIVEN a metrics document as the emulator's crates serialise their counters
         let json = r#"{
-          "apigateway": [{"api": "ConduitApi", "apiId": "abc", "requests": 1000, "meteredRequests": 1002}],
+          "apis": {"ConduitApi": {"api": "ConduitApi", "apiId": "abc", "requests": 1000, "meteredRequests": 1002}},
+          "eventSourceMappings": [], "process": {"cpu_ms": 1234},
           "lambda": {"account_concurrency_limit": 1000, "functions": {
             "conduit": {"memory_mb": 128, "architecture": "arm64", "invocations": 1000,
                         "errors": 0, "cold_starts": 2, "duration_ms": 1800.5,
