@@ -40,6 +40,14 @@ pub fn parse(reference: &str) -> Option<FunctionRef> {
     })
 }
 
+/// AWS's rule for function names; it also keeps names safe in paths and headers.
+pub fn is_valid_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
 pub fn function_arn(region: &str, account: &str, name: &str) -> String {
     format!("arn:aws:lambda:{region}:{account}:function:{name}")
 }
@@ -78,6 +86,15 @@ mod tests {
         assert_eq!(r.name, "orders");
         assert_eq!(r.account.as_deref(), Some("123456789012"));
         assert_eq!(r.region, None);
+    }
+
+    #[test]
+    fn names_follow_the_aws_pattern() {
+        assert!(is_valid_name("Conduit-Articles_2"));
+        assert!(!is_valid_name(""));
+        assert!(!is_valid_name("bad name"));
+        assert!(!is_valid_name("new\nline"));
+        assert!(!is_valid_name(&"x".repeat(65)));
     }
 
     #[test]

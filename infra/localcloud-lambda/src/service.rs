@@ -42,16 +42,24 @@ impl LambdaService {
     /// Opens the log files and starts the idle reaper; environments start on
     /// demand. Must be called inside a Tokio runtime.
     pub fn start(config: LambdaConfig) -> std::io::Result<Arc<Self>> {
+        let invalid =
+            |message: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, message);
         let mut functions = BTreeMap::new();
         for function in &config.functions {
+            if !names::is_valid_name(&function.name) {
+                return Err(invalid(format!(
+                    "function name {:?} must be 1-64 letters, digits, '-' or '_'",
+                    function.name
+                )));
+            }
             let log = FunctionLog::open(config.log_dir.as_deref(), &function.name)?;
             let arn = names::function_arn(&config.region, &config.account_id, &function.name);
             let entry = Arc::new(Function::new(function.clone(), arn, log));
             if functions.insert(function.name.clone(), entry).is_some() {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::InvalidInput,
-                    format!("function {} is configured twice", function.name),
-                ));
+                return Err(invalid(format!(
+                    "function {} is configured twice",
+                    function.name
+                )));
             }
         }
         let concurrency = Concurrency::new(

@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use localcloud_lambda::{LambdaConfig, Outcome};
+use localcloud_lambda::{LambdaConfig, LambdaService, Outcome};
 use serde_json::json;
 
 #[tokio::test]
@@ -189,4 +189,15 @@ async fn records_say_who_called_and_what_happened() {
     assert_eq!(record.memory_mb, 128);
     assert!(record.max_memory_used_mb.is_some_and(|mb| mb > 0));
     service.shutdown().await;
+}
+
+#[tokio::test]
+async fn invalid_or_duplicate_function_names_are_refused_at_start() {
+    let bad = LambdaService::start(config(vec![function("bad name", "echo")]));
+    assert!(bad.is_err());
+    let twice = LambdaService::start(config(vec![
+        function("echo", "echo"),
+        function("echo", "sleep"),
+    ]));
+    assert!(twice.is_err());
 }
