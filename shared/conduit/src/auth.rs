@@ -157,6 +157,36 @@ mod tests {
     }
 
     #[test]
+    fn token_with_another_algorithm_is_rejected() {
+        // GIVEN a token with valid claims, signed with our secret but HS512
+        let claims = Claims {
+            sub: "u1".into(),
+            iat: now_secs(),
+            exp: now_secs() + 60,
+        };
+        let key = EncodingKey::from_secret(SECRET).unwrap();
+        let token = encode(&Header::new(Algorithm::HS512), &claims, &key).unwrap();
+        // THEN only HS256 is accepted
+        assert!(Tokens::new(SECRET).unwrap().verify(&token).is_err());
+    }
+
+    #[test]
+    fn token_without_expiry_is_rejected() {
+        #[derive(Serialize)]
+        struct NoExp {
+            sub: String,
+            iat: u64,
+        }
+        let key = EncodingKey::from_secret(SECRET).unwrap();
+        let claims = NoExp {
+            sub: "u1".into(),
+            iat: now_secs(),
+        };
+        let token = encode(&Header::new(Algorithm::HS256), &claims, &key).unwrap();
+        assert!(Tokens::new(SECRET).unwrap().verify(&token).is_err());
+    }
+
+    #[test]
     fn short_secret_is_refused() {
         assert!(matches!(Tokens::new(b"short"), Err(SecretError::TooShort)));
     }
