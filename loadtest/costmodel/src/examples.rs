@@ -10,6 +10,7 @@
 use crate::metering::{ReadConsistency, WriteKind};
 use crate::whatif::{
     ApiKind, ApiSpec, Consumer, FunctionSpec, QueueSpec, ReadSpec, Scenario, TableSpec, Trigger,
+    WriteSpec,
 };
 
 /// Names accepted by [`by_name`].
@@ -207,7 +208,7 @@ fn conduit_tables() -> Vec<TableSpec> {
                 bytes: 20 * 1024,
                 consistency: ReadConsistency::Eventual,
             }],
-            writes: vec![crate::whatif::WriteSpec {
+            writes: vec![WriteSpec {
                 per_request: 0.05,
                 item_bytes: 200,
                 kind: WriteKind::Standard,
