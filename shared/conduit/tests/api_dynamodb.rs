@@ -358,7 +358,7 @@ async fn seeded_data_is_served_like_data_written_through_the_api(local: &Local) 
 /// The full default data set (1k users, 10k articles, 50k comments). Heavy: run with
 /// `cargo test -p conduit --test api_dynamodb -- --ignored` when changing the loader.
 #[tokio::test]
-#[ignore = "loads ~170k items; a minute in a debug build"]
+#[ignore = "loads ~160k items: ~10 s in a debug build"]
 async fn default_seed_loads_in_seconds_not_minutes() {
     use conduit::seed::{generate, Sizes};
     let local = local().await;
