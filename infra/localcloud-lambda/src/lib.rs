@@ -15,6 +15,7 @@ pub mod config;
 mod environment;
 mod failures;
 mod function;
+mod invocation;
 mod logs;
 pub mod metering;
 pub mod names;

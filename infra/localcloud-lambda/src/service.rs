@@ -1,5 +1,6 @@
-//! The Lambda service: resolves functions, enforces concurrency, runs each
-//! invocation in a warm or new environment and meters it.
+//! The Lambda service: its lifecycle (start, reaping idle environments,
+//! shutdown), metrics, and the Invoke operation up to the point where an
+//! attempt runs (see `invocation`).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -7,7 +8,6 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use bytes::Bytes;
-use chrono::Utc;
 use localcloud_core::context::new_request_id;
 use localcloud_core::{InvocationType, InvokeError, InvokeRequest, InvokeResponse, Invoker};
 use tokio::sync::watch;
@@ -15,15 +15,11 @@ use tokio::task::JoinHandle;
 
 use crate::concurrency::Concurrency;
 use crate::config::LambdaConfig;
-use crate::environment::{self, Completion, Environment, InitFailure};
 use crate::failures;
 use crate::function::Function;
 use crate::logs::FunctionLog;
-use crate::metering::{
-    billed_ms, FunctionMetrics, InvocationRecord, LambdaMetrics, Meter, Outcome,
-};
+use crate::metering::{FunctionMetrics, InvocationRecord, LambdaMetrics, Meter};
 use crate::names::{self, LATEST};
-use crate::runtime_api::Invocation;
 
 pub struct LambdaService {
     pub(crate) inner: Arc<Inner>,
@@ -237,227 +233,6 @@ impl Inner {
             _ => Ok(function.clone()),
         }
     }
-
-    /// One attempt of one invocation: a slot, an environment, the answer.
-    pub async fn run(
-        &self,
-        function: &Arc<Function>,
-        payload: Bytes,
-        caller: &str,
-        invocation_type: &str,
-        request_id: String,
-    ) -> Result<InvokeResponse, InvokeError> {
-        let mut attempt = Attempt {
-            function,
-            request_id,
-            caller,
-            invocation_type,
-            start: Utc::now(),
-        };
-        let slot = match self.concurrency.acquire(&function.config.name) {
-            Ok(slot) => slot,
-            Err(reason) => {
-                self.meter
-                    .record(attempt.record(Outcome::Throttled, 0.0, None, None, None));
-                return Err(InvokeError::Throttled {
-                    reason: reason.to_string(),
-                });
-            }
-        };
-        let mut shutdown = self.shutdown_signal();
-        let (warm, dead) = function.take_warm();
-        for env in dead {
-            function.retire(&env);
-            env.kill().await;
-        }
-        let (env, init) = match warm {
-            Some(env) => (env, None),
-            None => match Environment::start(
-                &function.config,
-                &self.config,
-                &function.log,
-                &mut shutdown,
-            )
-            .await
-            {
-                Ok((env, init)) => {
-                    function.started(env.pid);
-                    (env, Some(init))
-                }
-                Err(failure) => return self.init_failed(&mut attempt, failure, slot),
-            },
-        };
-        attempt.start = Utc::now();
-        let result = self
-            .run_in(&attempt, env, payload, init, &mut shutdown)
-            .await;
-        drop(slot);
-        result
-    }
-
-    async fn run_in(
-        &self,
-        attempt: &Attempt<'_>,
-        mut env: Environment,
-        payload: Bytes,
-        init: Option<Duration>,
-        shutdown: &mut watch::Receiver<bool>,
-    ) -> Result<InvokeResponse, InvokeError> {
-        let function = attempt.function;
-        let timeout = function.config.timeout;
-        let request_id = &attempt.request_id;
-        function
-            .log
-            .line(&format!("START RequestId: {request_id} Version: {LATEST}"));
-        let invocation = Invocation {
-            request_id: request_id.clone(),
-            payload,
-            deadline_ms: (Utc::now().timestamp_millis().max(0) as u64) + timeout.as_millis() as u64,
-            function_arn: function.arn.clone(),
-            trace_id: environment::trace_id(),
-        };
-        // A process that dies mid-invocation leaves only its earlier peak.
-        let memory_before = env.max_memory_used_mb();
-        let dispatched = Instant::now();
-        let completion = env.invoke(invocation, timeout, shutdown).await;
-        let duration_ms = dispatched.elapsed().as_secs_f64() * 1000.0;
-        let memory = env.max_memory_used_mb().or(memory_before);
-        function.sample_cpu(&env);
-        let (outcome, payload, keep) = match completion {
-            Completion::Response(body) if body.len() > failures::MAX_SYNC_PAYLOAD => {
-                (Outcome::FunctionError, failures::response_too_large(), true)
-            }
-            Completion::Response(body) => (Outcome::Success, body, true),
-            Completion::Error(body) => (Outcome::FunctionError, body, true),
-            Completion::TimedOut => {
-                function
-                    .log
-                    .line(&failures::timeout_log_line(request_id, timeout));
-                (
-                    Outcome::Timeout,
-                    failures::timeout(request_id, timeout),
-                    false,
-                )
-            }
-            Completion::Exited(status) => {
-                function
-                    .log
-                    .line(&failures::exit_message(request_id, status));
-                function.log.line(failures::EXIT_ERROR);
-                (Outcome::Crash, failures::exited(request_id, status), false)
-            }
-            Completion::ShuttingDown => {
-                function.retire(&env);
-                env.kill().await;
-                return Err(shutting_down());
-            }
-        };
-        if keep {
-            function.park(env);
-        } else {
-            function.retire(&env);
-            env.kill().await;
-        }
-        let init_ms = init.map(|d| d.as_secs_f64() * 1000.0);
-        let error_type = (outcome != Outcome::Success)
-            .then(|| failures::error_type(&payload))
-            .flatten();
-        let record = attempt.record(outcome, duration_ms, init_ms, memory, error_type);
-        function.log.line(&format!("END RequestId: {request_id}"));
-        function.log.line(&record.report_line());
-        self.meter.record(record);
-        Ok(InvokeResponse {
-            request_id: request_id.clone(),
-            payload,
-            function_error: (outcome != Outcome::Success).then(|| "Unhandled".to_string()),
-            status: 200,
-        })
-    }
-
-    /// An environment that never became ready fails its invocation as an
-    /// unhandled function error, as Lambda reports init failures.
-    fn init_failed(
-        &self,
-        attempt: &mut Attempt<'_>,
-        failure: InitFailure,
-        slot: crate::concurrency::Slot,
-    ) -> Result<InvokeResponse, InvokeError> {
-        let function = attempt.function;
-        let request_id = attempt.request_id.clone();
-        let timeout = function.config.timeout;
-        let (outcome, payload) = match failure {
-            InitFailure::ShuttingDown => return Err(shutting_down()),
-            InitFailure::Spawn(err) => (
-                Outcome::InitError,
-                failures::not_startable(&request_id, &function.config.binary, &err),
-            ),
-            InitFailure::Exited(status) => {
-                (Outcome::InitError, failures::exited(&request_id, status))
-            }
-            InitFailure::Reported(body) => (Outcome::InitError, body),
-            InitFailure::TimedOut => (Outcome::Timeout, failures::timeout(&request_id, timeout)),
-        };
-        drop(slot);
-        let error_type = failures::error_type(&payload);
-        function
-            .log
-            .line(&format!("START RequestId: {request_id} Version: {LATEST}"));
-        if let Some(error_type) = &error_type {
-            function.log.line(&format!(
-                "INIT_REPORT Status: error\tError Type: {error_type}"
-            ));
-        }
-        function.log.line(&format!("END RequestId: {request_id}"));
-        let record = attempt.record(outcome, 0.0, None, None, error_type);
-        function.log.line(&record.report_line());
-        self.meter.record(record);
-        Ok(InvokeResponse {
-            request_id,
-            payload,
-            function_error: Some("Unhandled".to_string()),
-            status: 200,
-        })
-    }
-}
-
-/// What one attempt needs to describe itself in a record.
-struct Attempt<'a> {
-    function: &'a Function,
-    request_id: String,
-    caller: &'a str,
-    invocation_type: &'a str,
-    start: chrono::DateTime<Utc>,
-}
-
-impl Attempt<'_> {
-    fn record(
-        &self,
-        outcome: Outcome,
-        duration_ms: f64,
-        init_duration_ms: Option<f64>,
-        max_memory_used_mb: Option<u64>,
-        error_type: Option<String>,
-    ) -> InvocationRecord {
-        let billed = if outcome == Outcome::Throttled {
-            0
-        } else {
-            billed_ms(duration_ms, init_duration_ms)
-        };
-        InvocationRecord {
-            function: self.function.config.name.clone(),
-            request_id: self.request_id.clone(),
-            caller: self.caller.to_string(),
-            invocation_type: self.invocation_type.to_string(),
-            start: self.start,
-            duration_ms,
-            billed_ms: billed,
-            memory_mb: self.function.config.memory_mb,
-            max_memory_used_mb,
-            init_duration_ms,
-            outcome,
-            error_type,
-        }
-    }
 }
 
 /// Event payloads up to 1 MB, synchronous ones up to 6 MB; the payload must
@@ -491,14 +266,6 @@ fn empty_response(request_id: String, status: u16) -> InvokeResponse {
         payload: Bytes::new(),
         function_error: None,
         status,
-    }
-}
-
-fn shutting_down() -> InvokeError {
-    InvokeError::Service {
-        status: 503,
-        code: "ServiceException".to_string(),
-        message: "The local cloud's Lambda service is shutting down".to_string(),
     }
 }
 

