@@ -198,14 +198,20 @@ impl Inner {
                 Ok(empty_response(request_id, 202))
             }
             InvocationType::RequestResponse => {
-                self.run(
-                    &function,
-                    payload,
-                    &request.caller,
-                    "RequestResponse",
-                    request_id,
-                )
-                .await
+                // The invocation runs to its end even when the caller stops
+                // waiting (an API Gateway timeout), as on AWS.
+                let caller = request.caller;
+                let task = tokio::spawn(async move {
+                    self.run(&function, payload, &caller, "RequestResponse", request_id)
+                        .await
+                });
+                task.await.unwrap_or_else(|err| {
+                    Err(InvokeError::Service {
+                        status: 500,
+                        code: "ServiceException".to_string(),
+                        message: format!("The invocation was lost: {err}"),
+                    })
+                })
             }
         }
     }

@@ -201,3 +201,26 @@ async fn invalid_or_duplicate_function_names_are_refused_at_start() {
     ]));
     assert!(twice.is_err());
 }
+
+#[tokio::test]
+async fn invocation_runs_to_its_end_when_the_caller_stops_waiting() {
+    // GIVEN a function that takes 300 ms
+    let service = start(config(vec![function("sleep", "sleep")]));
+
+    // WHEN the caller gives up after 100 ms, as an API Gateway timeout would
+    let gave_up = tokio::time::timeout(
+        Duration::from_millis(100),
+        invoke(&service, "sleep", json!({"ms": 300})),
+    )
+    .await;
+
+    // THEN the function still completes, is metered, and its environment stays warm
+    assert!(gave_up.is_err());
+    assert!(eventually(|| service.records().len() == 1).await);
+    assert_eq!(service.records()[0].outcome, Outcome::Success);
+    let pid = service.process_ids()[0];
+    assert!(is_running(pid));
+    let next = invoke(&service, "sleep", json!({"ms": 1})).await.unwrap();
+    assert_eq!(json(&next.payload)["pid"], pid);
+    service.shutdown().await;
+}
