@@ -24,6 +24,17 @@ impl KeyPart {
         }
     }
 
+    /// The key part of a value already checked to be S, N or B (anything else
+    /// maps to an empty binary, which sorts first).
+    pub fn from_scalar(value: &AttributeValue) -> KeyPart {
+        match value {
+            AttributeValue::S(s) => KeyPart::S(s.clone()),
+            AttributeValue::N(n) => KeyPart::N(n.clone()),
+            AttributeValue::B(b) => KeyPart::B(b.clone()),
+            _ => KeyPart::B(Vec::new()),
+        }
+    }
+
     /// The key part for `value` if it has the scalar type `ty`.
     pub fn from_value(value: &AttributeValue, ty: KeyType) -> Option<KeyPart> {
         match (value, ty) {

@@ -263,7 +263,50 @@ impl Gen {
 
     fn invalid(&mut self) -> (&'static str, Value) {
         let table = self.table.clone();
-        match self.rng.random_range(0..8) {
+        let q = |extra: Value| {
+            let mut body = json!({"TableName": table, "KeyConditionExpression": "pk = :p",
+                "ExpressionAttributeValues": {":p": {"S": "a"}}});
+            for (k, v) in extra.as_object().unwrap() {
+                body[k] = v.clone();
+            }
+            ("Query", body)
+        };
+        match self.rng.random_range(0..18) {
+            8 => q(
+                json!({"KeyConditionExpression": "pk = :p AND sk BETWEEN :a AND :b",
+                "ExpressionAttributeValues": {":p": {"S": "a"}, ":a": {"N": "5"}, ":b": {"N": "2"}}}),
+            ),
+            9 => q(
+                json!({"FilterExpression": "sk > :a", "ExpressionAttributeValues": {":p": {"S": "a"}, ":a": {"N": "1"}}}),
+            ),
+            10 => q(json!({"Limit": 0})),
+            11 => q(json!({"Select": "COUNT", "ProjectionExpression": "pk"})),
+            12 => (
+                "Query",
+                json!({"TableName": table, "IndexName": "by-g", "KeyConditionExpression": "g = :g",
+                "ExpressionAttributeValues": {":g": {"S": "x"}}, "ConsistentRead": true}),
+            ),
+            13 => q(json!({"ExclusiveStartKey": {"pk": {"S": "a"}}})),
+            14 => (
+                "UpdateItem",
+                json!({"TableName": table, "Key": self.key(), "UpdateExpression": "SET name = :x",
+                "ExpressionAttributeValues": {":x": {"N": "1"}}}),
+            ),
+            15 => (
+                "UpdateItem",
+                json!({"TableName": table, "Key": self.key(), "UpdateExpression": "SET v = :nope",
+                "ExpressionAttributeValues": {":x": {"N": "1"}}}),
+            ),
+            16 => (
+                "PutItem",
+                json!({"TableName": table, "Item": self.item(), "ConditionExpression": "#missing = :x",
+                "ExpressionAttributeValues": {":x": {"N": "1"}}}),
+            ),
+            17 => (
+                "UpdateItem",
+                json!({"TableName": table, "Key": self.key(), "UpdateExpression": "SET pk = :x",
+                "ExpressionAttributeValues": {":x": {"S": "z"}}}),
+            ),
             0 => (
                 "PutItem",
                 json!({"TableName": table, "Item": {"pk": {"N": "1"}, "sk": {"N": "1"}}}),

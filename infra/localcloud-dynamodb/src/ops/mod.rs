@@ -7,3 +7,4 @@ pub mod control;
 pub mod items;
 pub mod read;
 pub mod transact;
+pub mod walk;

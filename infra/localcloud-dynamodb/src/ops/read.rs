@@ -1,8 +1,7 @@
 //! Query and Scan: walk a table or an index in key order, evaluate up to Limit
 //! items or 1 MB, filter, project, and say where to resume.
 
-use std::ops::Bound;
-
+use dynamodb_lang::expr::Operand;
 use dynamodb_lang::{
     item_size, parse_filter, parse_key_condition, parse_projection, AttributeValue, Condition,
     Item, Projection, RangeCondition,
@@ -12,8 +11,9 @@ use serde_json::Value;
 
 use crate::capacity::{read_units, Consumed, ReturnCapacity};
 use crate::error::{validation, DdbResult};
-use crate::key::{segment_hash, KeyPart, KeySchema, PrimaryKey};
+use crate::key::{KeyPart, KeySchema, PrimaryKey};
 use crate::ops::common::{expression_context, reject_legacy, Names, OutItem, Values};
+use crate::ops::walk::{index_keys, table_keys, Start, Walk};
 use crate::schema::{IndexDef, Projection as IndexProjection, TableDef};
 use crate::service::{decode, encode, DynamoDb};
 use crate::table::{project, Table, TableState};
@@ -71,17 +71,6 @@ struct Plan<'a> {
     index_projects: bool,
     limit: usize,
     consistent: bool,
-}
-
-enum Walk {
-    Query {
-        hash: KeyPart,
-        range: Option<RangeCondition>,
-        forward: bool,
-    },
-    Scan {
-        segment: Option<(u64, u64)>,
-    },
 }
 
 pub fn query(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
@@ -164,6 +153,16 @@ fn read(db: &DynamoDb, body: &[u8], is_query: bool) -> DdbResult<Vec<u8>> {
         .as_deref()
         .map(|e| parse_filter(e, &mut ctx))
         .transpose()?;
+    if let (true, Some(filter)) = (is_query, &filter) {
+        if let Some(key) = referenced_attributes(filter)
+            .into_iter()
+            .find(|a| keys.is_key_attribute(a))
+        {
+            return Err(validation(format!(
+                "Filter Expression can only contain non-primary key attributes: Primary key attribute: {key}"
+            )));
+        }
+    }
     let projection = input
         .projection_expression
         .as_deref()
@@ -204,6 +203,41 @@ fn read(db: &DynamoDb, body: &[u8], is_query: bool) -> DdbResult<Vec<u8>> {
         last_evaluated_key: page.last_key,
         consumed_capacity: consumed.to_json(def, capacity),
     })
+}
+
+/// Top-level attribute names a condition reads.
+fn referenced_attributes(condition: &Condition) -> Vec<String> {
+    fn operand(op: &Operand, out: &mut Vec<String>) {
+        match op {
+            Operand::Path(p) => out.push(p.top_level().to_string()),
+            Operand::Size(inner) => operand(inner, out),
+            Operand::Value(_) => {}
+        }
+    }
+    fn walk(c: &Condition, out: &mut Vec<String>) {
+        match c {
+            Condition::Compare(a, _, b)
+            | Condition::AttributeType(a, b)
+            | Condition::BeginsWith(a, b)
+            | Condition::Contains(a, b) => {
+                operand(a, out);
+                operand(b, out);
+            }
+            Condition::Between(a, b, c) => [a, b, c].into_iter().for_each(|o| operand(o, out)),
+            Condition::In(a, list) => std::iter::once(a).chain(list).for_each(|o| operand(o, out)),
+            Condition::AttributeExists(p) | Condition::AttributeNotExists(p) => {
+                out.push(p.top_level().to_string())
+            }
+            Condition::And(a, b) | Condition::Or(a, b) => {
+                walk(a, out);
+                walk(b, out);
+            }
+            Condition::Not(a) => walk(a, out),
+        }
+    }
+    let mut out = Vec::new();
+    walk(condition, &mut out);
+    out
 }
 
 fn type_mismatch() -> crate::error::DdbError {
@@ -267,7 +301,7 @@ fn select(
         Some("SPECIFIC_ATTRIBUTES") => Ok((false, false)),
         Some("COUNT") => {
             if has_projection {
-                return Err(validation("Cannot specify the ProjectionExpression when choosing to get only the COUNT"));
+                return Err(validation("Cannot specify the ProjectionExpression when choosing to get only the Count"));
             }
             Ok((true, false))
         }
@@ -275,12 +309,6 @@ fn select(
             "1 validation error detected: Value '{other}' at 'select' failed to satisfy constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]"
         ))),
     }
-}
-
-/// Where a walk resumes: the table key and, on an index, the index key.
-struct Start {
-    table: PrimaryKey,
-    index: Option<(KeyPart, Option<KeyPart>)>,
 }
 
 fn start_position(
@@ -403,135 +431,5 @@ impl Plan<'_> {
             }
         }
         out
-    }
-}
-
-fn in_segment(hash: &KeyPart, segment: Option<(u64, u64)>) -> bool {
-    segment.is_none_or(|(s, total)| segment_hash(&hash.hash_bytes()) % total == s)
-}
-
-fn range_matches(range: &Option<RangeCondition>, value: Option<&KeyPart>) -> bool {
-    match (range, value) {
-        (None, _) => true,
-        (Some(cond), Some(v)) => cond.matches(&v.to_value()),
-        (Some(_), None) => false,
-    }
-}
-
-fn table_keys<'a>(
-    state: &'a TableState,
-    walk: &'a Walk,
-    start: Option<PrimaryKey>,
-) -> Box<dyn Iterator<Item = PrimaryKey> + 'a> {
-    match walk {
-        Walk::Query {
-            hash,
-            range,
-            forward,
-        } => {
-            let Some(partition) = state.partitions.get(hash) else {
-                return Box::new(std::iter::empty());
-            };
-            let after = start.filter(|s| &s.hash == hash).map(|s| s.range);
-            let bounds = match (&after, forward) {
-                (Some(r), true) => (Bound::Excluded(r.clone()), Bound::Unbounded),
-                (Some(r), false) => (Bound::Unbounded, Bound::Excluded(r.clone())),
-                (None, _) => (Bound::Unbounded, Bound::Unbounded),
-            };
-            let entries = partition.range(bounds).map(|(r, _)| r);
-            let entries: Box<dyn Iterator<Item = &Option<KeyPart>>> = if *forward {
-                Box::new(entries)
-            } else {
-                Box::new(entries.rev())
-            };
-            // Every range condition selects one contiguous run of sort keys.
-            Box::new(
-                entries
-                    .skip_while(move |r| !range_matches(range, r.as_ref()))
-                    .take_while(move |r| range_matches(range, r.as_ref()))
-                    .map(move |r| PrimaryKey {
-                        hash: hash.clone(),
-                        range: r.clone(),
-                    }),
-            )
-        }
-        Walk::Scan { segment } => {
-            let segment = *segment;
-            let from = match &start {
-                Some(s) => Bound::Included(s.hash.clone()),
-                None => Bound::Unbounded,
-            };
-            Box::new(
-                state
-                    .partitions
-                    .range((from, Bound::Unbounded))
-                    .filter(move |(h, _)| in_segment(h, segment))
-                    .flat_map(|(h, items)| {
-                        items.keys().map(move |r| PrimaryKey {
-                            hash: h.clone(),
-                            range: r.clone(),
-                        })
-                    })
-                    .filter(move |k| start.as_ref().is_none_or(|s| k > s)),
-            )
-        }
-    }
-}
-
-fn index_keys<'a>(
-    state: &'a TableState,
-    i: usize,
-    walk: &'a Walk,
-    start: Option<Start>,
-) -> Box<dyn Iterator<Item = PrimaryKey> + 'a> {
-    let index = &state.indexes[i];
-    let start = start.and_then(|s| s.index.map(|(h, r)| (h, (r, s.table))));
-    match walk {
-        Walk::Query {
-            hash,
-            range,
-            forward,
-        } => {
-            let Some(partition) = index.partitions.get(hash) else {
-                return Box::new(std::iter::empty());
-            };
-            let after = start.filter(|(h, _)| h == hash).map(|(_, pos)| pos);
-            let bounds = match (&after, forward) {
-                (Some(p), true) => (Bound::Excluded(p), Bound::Unbounded),
-                (Some(p), false) => (Bound::Unbounded, Bound::Excluded(p)),
-                (None, _) => (Bound::Unbounded, Bound::Unbounded),
-            };
-            let entries = partition.range::<(Option<KeyPart>, PrimaryKey), _>(bounds);
-            let entries: Box<dyn Iterator<Item = &(Option<KeyPart>, PrimaryKey)>> = if *forward {
-                Box::new(entries)
-            } else {
-                Box::new(entries.rev())
-            };
-            Box::new(
-                entries
-                    .skip_while(move |(r, _)| !range_matches(range, r.as_ref()))
-                    .take_while(move |(r, _)| range_matches(range, r.as_ref()))
-                    .map(|(_, pk)| pk.clone()),
-            )
-        }
-        Walk::Scan { segment } => {
-            let segment = *segment;
-            let from = match &start {
-                Some((h, _)) => Bound::Included(h.clone()),
-                None => Bound::Unbounded,
-            };
-            Box::new(
-                index
-                    .partitions
-                    .range((from, Bound::Unbounded))
-                    .filter(move |(h, _)| in_segment(h, segment))
-                    .flat_map(|(h, entries)| entries.iter().map(move |pos| (h, pos)))
-                    .filter(move |(h, pos)| match &start {
-                        Some((sh, spos)) => (*h, *pos) > (sh, spos),
-                        None => true,
-                    })
-                    .map(|(_, (_, pk))| pk.clone()),
-            )
-        }
     }
 }
