@@ -99,6 +99,8 @@ macro_rules! all_cases {
                 concurrent_registrations_with_one_email_let_exactly_one_win,
                 fifty_concurrent_favorites_count_fifty,
                 seeded_data_is_served_like_data_written_through_the_api,
+                update_from_a_stale_read_moves_the_stored_tags,
+                delete_from_a_stale_read_removes_the_stored_tags,
             ]
         );
     };
@@ -388,4 +390,58 @@ async fn default_seed_loads_in_seconds_not_minutes() {
         .await;
     assert_eq!(list["articlesCount"], 10_000);
     assert!(elapsed.as_secs() < 120, "{elapsed:?}");
+}
+
+/// An article with tags `a, b`, then retagged `c` through the API; returns the
+/// version read before the retag.
+async fn stale_article(c: &Client) -> conduit::model::Article {
+    let jake = c.register("jake").await;
+    let slug = c.article(&jake, "Tagged", &["a", "b"]).await;
+    let stale = c.app.articles.by_slug(&slug).await.unwrap().unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    let path = format!("/api/articles/{slug}");
+    let (status, _) = c
+        .call(
+            Method::PUT,
+            &path,
+            Some(&jake),
+            Some(json!({"article": {"tagList": ["c"]}})),
+        )
+        .await;
+    assert_eq!(status, 200);
+    stale
+}
+
+async fn update_from_a_stale_read_moves_the_stored_tags(local: &Local) {
+    // GIVEN a writer holding a version read before someone else retagged the article
+    let c = &local.client;
+    let stale = stale_article(c).await;
+    // WHEN it applies its own retag from that stale version
+    let changes = conduit::model::ArticleChanges {
+        tags: Some(vec!["d".into()]),
+        ..Default::default()
+    };
+    let updated = c
+        .app
+        .articles
+        .update(&stale, changes, conduit::model::Timestamp::now())
+        .await
+        .unwrap();
+    // THEN the stored tags were replaced, and the tag counters follow the stored state
+    assert_eq!(updated.tags, ["d"]);
+    let (_, tags) = c.call(Method::GET, "/api/tags", None, None).await;
+    assert_eq!(tags["tags"], json!(["d"]));
+    let (_, by_c) = c.call(Method::GET, "/api/articles?tag=c", None, None).await;
+    assert_eq!(by_c["articlesCount"], 0);
+}
+
+async fn delete_from_a_stale_read_removes_the_stored_tags(local: &Local) {
+    let c = &local.client;
+    let stale = stale_article(c).await;
+    c.app.articles.delete(&stale).await.unwrap();
+    let (_, tags) = c.call(Method::GET, "/api/tags", None, None).await;
+    assert_eq!(tags["tags"], json!([]));
+    let (_, by_c) = c.call(Method::GET, "/api/articles?tag=c", None, None).await;
+    assert_eq!(by_c["articlesCount"], 0);
+    assert_eq!(by_c["articles"], json!([]));
 }

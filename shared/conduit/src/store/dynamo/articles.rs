@@ -14,8 +14,8 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
 
 use super::items::{
-    backend, batch_get, counter, delete, get_s, hit, key, n, put, query, s, transact, update, Item,
-    QuerySpec, TxOutcome,
+    backend, batch_get, counter, delete, delete_when, get_s, hit, key, n, put, query, s, transact,
+    update, Item, QuerySpec, TxOutcome,
 };
 use crate::model::{
     slug_base, slug_fits, Article, ArticleChanges, ArticleFilter, ArticleId, ArticlePage, Page,
@@ -38,6 +38,8 @@ const EXISTS: &str = "attribute_exists(#pk)";
 const SLUG_ATTEMPTS: usize = 5;
 /// Favorites removed per transaction when an article is deleted (3 actions each).
 const FAVORITES_PER_TX: usize = 33;
+/// Re-reads allowed when an update or delete finds a newer version than it read.
+const VERSION_ATTEMPTS: usize = 5;
 
 pub struct DynamoArticles {
     client: Client,
@@ -117,6 +119,115 @@ impl DynamoArticles {
             transact(&self.client, actions).await?;
         }
         Ok(())
+    }
+
+    /// One optimistic attempt: `None` when `current` is no longer the stored version
+    /// (changed or deleted meanwhile), so the caller re-reads and retries.
+    async fn try_update(
+        &self,
+        current: &Article,
+        changes: &ArticleChanges,
+        now: Timestamp,
+    ) -> StoreResult<Option<Article>> {
+        let t = &self.table;
+        let mut next = current.clone();
+        next.description = changes.description.clone().unwrap_or(next.description);
+        next.body = changes.body.clone().unwrap_or(next.body);
+        next.tags = changes.tags.clone().unwrap_or(next.tags);
+        next.updated_at = now;
+        if let Some(title) = &changes.title {
+            next.title = title.clone();
+        }
+        let added: Vec<String> = next
+            .tags
+            .iter()
+            .filter(|t| !current.tags.contains(t))
+            .cloned()
+            .collect();
+        let removed: Vec<String> = current
+            .tags
+            .iter()
+            .filter(|t| !next.tags.contains(t))
+            .cloned()
+            .collect();
+        let base = slug_base(&next.title);
+        let slug_changes = changes.title.is_some() && !slug_fits(&current.slug, &base);
+        let attempts = if slug_changes { SLUG_ATTEMPTS } else { 1 };
+        for attempt in 0..attempts {
+            let mut actions = Vec::new();
+            if slug_changes {
+                next.slug = Self::slug_candidate(&base, attempt);
+                let mut guard = slug_key(&next.slug);
+                guard.insert("articleId".into(), s(&next.id));
+                actions.push(put(t, guard, Some(NOT_EXISTS))?);
+                actions.push(delete(t, slug_key(&current.slug), None)?);
+            }
+            // Only the fields we own: the favorites count moves concurrently.
+            actions.push(update(
+                t,
+                article_key(&next.id),
+                "SET #slug = :slug, #title = :title, #desc = :desc, #body = :body, #tags = :tags, #upd = :upd",
+                Some("attribute_exists(#pk) AND #upd = :seen"),
+                &[
+                    ("#slug", "slug"),
+                    ("#title", "title"),
+                    ("#desc", "description"),
+                    ("#body", "body"),
+                    ("#tags", "tags"),
+                    ("#upd", "updatedAt"),
+                    ("#pk", "pk"),
+                ],
+                vec![
+                    (":slug", s(&next.slug)),
+                    (":title", s(&next.title)),
+                    (":desc", s(&next.description)),
+                    (":body", s(&next.body)),
+                    (":tags", tags_value(&next.tags)),
+                    (":upd", n(now.millis())),
+                    (":seen", n(current.updated_at.millis())),
+                ],
+            )?);
+            let article_action = actions.len() - 1;
+            actions.extend(tag_actions(t, &next, &added, 1)?);
+            actions.extend(tag_actions(t, &next, &removed, -1)?);
+            match transact(&self.client, actions).await? {
+                TxOutcome::Done => return self.by_id(&next.id).await,
+                TxOutcome::ConditionFailed(failed) if hit(&failed, article_action) => {
+                    return Ok(None)
+                }
+                TxOutcome::ConditionFailed(_) => continue,
+            }
+        }
+        Err(StoreError::backend("no free slug found"))
+    }
+
+    /// One attempt; false when `article` is no longer the stored version.
+    async fn try_delete(&self, article: &Article) -> StoreResult<bool> {
+        let t = &self.table;
+        let (id, created) = (&article.id, article.created_at);
+        let mut actions = vec![
+            delete_when(
+                t,
+                article_key(id),
+                "attribute_exists(#pk) AND #upd = :seen",
+                &[("#pk", "pk"), ("#upd", "updatedAt")],
+                vec![(":seen", n(article.updated_at.millis()))],
+            )?,
+            delete(t, slug_key(&article.slug), None)?,
+            delete(t, entry_key("LIST#ALL", created, id), None)?,
+            delete(
+                t,
+                entry_key(&author_list(&article.author_id), created, id),
+                None,
+            )?,
+            counter(t, "COUNT", "ALL", -1)?,
+            counter(t, "COUNT", &format!("AUTHOR#{}", article.author_id), -1)?,
+        ];
+        actions.extend(tag_actions(t, article, &article.tags, -1)?);
+        Ok(matches!(
+            transact(&self.client, actions).await?,
+            TxOutcome::Done
+        ))
     }
 
     /// The favorite transaction, both ways; returns the article as stored afterwards.
@@ -234,115 +345,44 @@ impl ArticleStore for DynamoArticles {
         self.by_id(&get_s(&guard, "articleId")?).await
     }
 
+    /// Optimistic: the write is conditional on the version read (`updatedAt`), so tag
+    /// entries and counters are moved from the tags really stored.
     async fn update(
         &self,
         current: &Article,
         changes: ArticleChanges,
         now: Timestamp,
     ) -> StoreResult<Article> {
-        let t = &self.table;
-        let mut next = current.clone();
-        next.description = changes.description.unwrap_or(next.description);
-        next.body = changes.body.unwrap_or(next.body);
-        next.tags = changes.tags.unwrap_or(next.tags);
-        next.updated_at = now;
-        if let Some(title) = &changes.title {
-            next.title = title.clone();
-        }
-        let added: Vec<String> = next
-            .tags
-            .iter()
-            .filter(|t| !current.tags.contains(t))
-            .cloned()
-            .collect();
-        let removed: Vec<String> = current
-            .tags
-            .iter()
-            .filter(|t| !next.tags.contains(t))
-            .cloned()
-            .collect();
-        let base = slug_base(&next.title);
-        let slug_changes = changes.title.is_some() && !slug_fits(&current.slug, &base);
-        let attempts = if slug_changes { SLUG_ATTEMPTS } else { 1 };
-        for attempt in 0..attempts {
-            let mut actions = Vec::new();
-            if slug_changes {
-                next.slug = Self::slug_candidate(&base, attempt);
-                let mut guard = slug_key(&next.slug);
-                guard.insert("articleId".into(), s(&next.id));
-                actions.push(put(t, guard, Some(NOT_EXISTS))?);
-                actions.push(delete(t, slug_key(&current.slug), None)?);
+        let mut current = current.clone();
+        for _ in 0..VERSION_ATTEMPTS {
+            if let Some(updated) = self.try_update(&current, &changes, now).await? {
+                return Ok(updated);
             }
-            // Only the fields we own: the favorites count moves concurrently.
-            actions.push(update(
-                t,
-                article_key(&next.id),
-                "SET #slug = :slug, #title = :title, #desc = :desc, #body = :body, #tags = :tags, #upd = :upd",
-                Some("attribute_exists(#pk)"),
-                &[
-                    ("#slug", "slug"),
-                    ("#title", "title"),
-                    ("#desc", "description"),
-                    ("#body", "body"),
-                    ("#tags", "tags"),
-                    ("#upd", "updatedAt"),
-                    ("#pk", "pk"),
-                ],
-                vec![
-                    (":slug", s(&next.slug)),
-                    (":title", s(&next.title)),
-                    (":desc", s(&next.description)),
-                    (":body", s(&next.body)),
-                    (":tags", tags_value(&next.tags)),
-                    (":upd", n(now.millis())),
-                ],
-            )?);
-            let article_action = actions.len() - 1;
-            actions.extend(tag_actions(t, &next, &added, 1)?);
-            actions.extend(tag_actions(t, &next, &removed, -1)?);
-            match transact(&self.client, actions).await? {
-                TxOutcome::Done => {
-                    return self
-                        .by_id(&next.id)
-                        .await?
-                        .ok_or(StoreError::NotFound("article"));
-                }
-                TxOutcome::ConditionFailed(failed) if hit(&failed, article_action) => {
-                    return Err(StoreError::NotFound("article"))
-                }
-                TxOutcome::ConditionFailed(_) => continue,
-            }
+            current = self
+                .by_id(&current.id)
+                .await?
+                .ok_or(StoreError::NotFound("article"))?;
         }
-        Err(StoreError::backend("no free slug found"))
+        Err(StoreError::backend(
+            "article kept changing during the update",
+        ))
     }
 
+    /// Optimistic like `update`: the entries removed are those of the stored version.
     async fn delete(&self, article: &Article) -> StoreResult<()> {
-        let t = &self.table;
-        let mut actions = vec![
-            delete(t, article_key(&article.id), Some(EXISTS))?,
-            delete(t, slug_key(&article.slug), None)?,
-            delete(
-                t,
-                entry_key("LIST#ALL", article.created_at, &article.id),
-                None,
-            )?,
-            delete(
-                t,
-                entry_key(
-                    &author_list(&article.author_id),
-                    article.created_at,
-                    &article.id,
-                ),
-                None,
-            )?,
-            counter(t, "COUNT", "ALL", -1)?,
-            counter(t, "COUNT", &format!("AUTHOR#{}", article.author_id), -1)?,
-        ];
-        actions.extend(tag_actions(t, article, &article.tags, -1)?);
-        match transact(&self.client, actions).await? {
-            TxOutcome::Done => self.drop_favorites(article).await,
-            TxOutcome::ConditionFailed(_) => Err(StoreError::NotFound("article")),
+        let mut current = article.clone();
+        for _ in 0..VERSION_ATTEMPTS {
+            if self.try_delete(&current).await? {
+                return self.drop_favorites(&current).await;
+            }
+            current = self
+                .by_id(&current.id)
+                .await?
+                .ok_or(StoreError::NotFound("article"))?;
         }
+        Err(StoreError::backend(
+            "article kept changing during the delete",
+        ))
     }
 
     async fn list(&self, filter: &ArticleFilter, page: Page) -> StoreResult<ArticlePage> {
