@@ -176,9 +176,13 @@ fn command(
     runtime_api: &str,
     log: &FunctionLog,
 ) -> Command {
-    let mut command = Command::new(&function.binary);
-    let task_root = function
-        .binary
+    // The process runs in the binary's directory (LAMBDA_TASK_ROOT), so a
+    // relative path is resolved against ours first.
+    let binary = std::fs::canonicalize(&function.binary)
+        .or_else(|_| std::path::absolute(&function.binary))
+        .unwrap_or_else(|_| function.binary.clone());
+    let mut command = Command::new(&binary);
+    let task_root = binary
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .map(|p| p.to_path_buf())

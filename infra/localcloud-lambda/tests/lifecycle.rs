@@ -224,3 +224,27 @@ async fn invocation_runs_to_its_end_when_the_caller_stops_waiting() {
     assert_eq!(json(&next.payload)["pid"], pid);
     service.shutdown().await;
 }
+
+#[tokio::test]
+async fn relative_binary_paths_are_resolved_against_the_service_directory() {
+    // GIVEN the echo binary named by a path relative to the current directory
+    let cwd = std::env::current_dir().unwrap();
+    let absolute = binary("echo");
+    let common = cwd.ancestors().find(|a| absolute.starts_with(a)).unwrap();
+    let ups = cwd.strip_prefix(common).unwrap().components().count();
+    let relative: std::path::PathBuf = std::iter::repeat_n("..", ups)
+        .collect::<std::path::PathBuf>()
+        .join(absolute.strip_prefix(common).unwrap());
+    let service = start(config(vec![localcloud_lambda::FunctionConfig::new(
+        "echo", relative,
+    )]));
+
+    // WHEN it is invoked
+    let response = invoke(&service, "echo", json!({})).await.unwrap();
+
+    // THEN it runs, with its directory as LAMBDA_TASK_ROOT
+    assert_eq!(response.function_error, None, "{:?}", response.payload);
+    let task_root = json(&response.payload)["env"]["LAMBDA_TASK_ROOT"].clone();
+    assert_eq!(task_root, absolute.parent().unwrap().to_str().unwrap());
+    service.shutdown().await;
+}
