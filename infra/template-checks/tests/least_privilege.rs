@@ -1,0 +1,189 @@
+//! IAM least privilege for every function of `template.yaml`: its grants are
+//! exactly what its code calls (the NEEDS table), nothing on `*` but
+//! `sqs:ListQueues`, no wildcard actions.
+//!
+//! When a function is added to the template, add its row to NEEDS from the
+//! SDK calls its code makes (`grep -rn '\.send()' shared/ functions/`).
+
+use localcloud_template::Target;
+use template_checks::iam::{check, Needs, Resource, Use, Violation};
+use template_checks::load_template;
+
+/// The reply queues the orders API creates per execution environment
+/// (`REPLY_QUEUE_PREFIX` in the template).
+const REPLY_QUEUES: Resource = Resource::QueuePattern("{stack}-orders-reply-*");
+
+/// What the orders back end reads and writes (shared/orders/src/backend.rs).
+const ORDERS_TABLE_USE: Use = Use {
+    resource: Resource::Table("OrdersTable"),
+    actions: &[
+        "dynamodb:GetItem",
+        "dynamodb:Query",
+        "dynamodb:BatchWriteItem",
+    ],
+};
+
+/// What the Conduit store calls on each of its tables
+/// (shared/conduit/src/store/dynamo): single-item and batch reads and
+/// writes, queries, and transactions of Put/Update/Delete, which IAM
+/// authorises per underlying action. No Scan, no ConditionCheck.
+const CONDUIT_TABLE_ACTIONS: &[&str] = &[
+    "dynamodb:GetItem",
+    "dynamodb:BatchGetItem",
+    "dynamodb:Query",
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
+    "dynamodb:BatchWriteItem",
+];
+
+const fn conduit_table(logical_id: &'static str) -> Use {
+    Use {
+        resource: Resource::Table(logical_id),
+        actions: CONDUIT_TABLE_ACTIONS,
+    }
+}
+
+const NEEDS: &[Needs] = &[
+    Needs {
+        function: "ConduitMonolithFunction",
+        uses: &[
+            conduit_table("ConduitUsersTable"),
+            conduit_table("ConduitFollowsTable"),
+            conduit_table("ConduitArticlesTable"),
+            conduit_table("ConduitCommentsTable"),
+        ],
+    },
+    // orders-api, direct path: transport::invoke.
+    Needs {
+        function: "OrdersDirectFunction",
+        uses: &[Use {
+            resource: Resource::Function("OrdersBackendFunction"),
+            actions: &["lambda:InvokeFunction"],
+        }],
+    },
+    Needs {
+        function: "OrdersBackendFunction",
+        uses: &[ORDERS_TABLE_USE],
+    },
+    // orders-api, queue path: transport::reply sends the request, then
+    // creates, tags, polls and (when idle) deletes its own reply queue, and
+    // lists queues to delete abandoned ones.
+    Needs {
+        function: "OrdersQueueFunction",
+        uses: &[
+            Use {
+                resource: Resource::Queue("OrdersRequestQueue"),
+                // SQSSendMessagePolicy grants SendMessage*; the code uses SendMessage.
+                actions: &["sqs:SendMessage*"],
+            },
+            Use {
+                resource: REPLY_QUEUES,
+                actions: &[
+                    "sqs:CreateQueue",
+                    "sqs:TagQueue",
+                    "sqs:ListQueueTags",
+                    "sqs:ReceiveMessage",
+                    "sqs:DeleteMessage",
+                    "sqs:DeleteQueue",
+                ],
+            },
+            Use {
+                resource: Resource::Any,
+                actions: &["sqs:ListQueues"],
+            },
+        ],
+    },
+    // orders-backend as the queue worker: the event source mapping polls
+    // with the function's role (SQSPollerPolicy); transport::worker replies.
+    Needs {
+        function: "OrdersWorkerFunction",
+        uses: &[
+            Use {
+                resource: Resource::Queue("OrdersRequestQueue"),
+                actions: &[
+                    "sqs:ChangeMessageVisibility",
+                    "sqs:ChangeMessageVisibilityBatch",
+                    "sqs:DeleteMessage",
+                    "sqs:DeleteMessageBatch",
+                    "sqs:GetQueueAttributes",
+                    "sqs:ReceiveMessage",
+                ],
+            },
+            Use {
+                resource: REPLY_QUEUES,
+                actions: &["sqs:SendMessage"],
+            },
+            ORDERS_TABLE_USE,
+        ],
+    },
+];
+
+fn report(violations: &[Violation]) -> String {
+    violations
+        .iter()
+        .map(|v| format!("  - {v}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn every_function_is_granted_exactly_what_its_code_needs() {
+    // GIVEN the project's template, resolved as stack `local`
+    let app = load_template().expect("template.yaml loads");
+    // WHEN each function's grants are compared with the NEEDS table
+    let violations = check(&app, "local", NEEDS);
+    // THEN there is no extra, missing or wildcard grant
+    assert!(
+        violations.is_empty(),
+        "template.yaml grants differ from what the code needs:\n{}",
+        report(&violations)
+    );
+}
+
+#[test]
+fn nothing_is_granted_on_every_resource_but_listing_queues() {
+    // GIVEN the project's template
+    let app = load_template().expect("template.yaml loads");
+    for function in &app.functions {
+        // WHEN the actions granted on `*` are listed
+        let on_any = function.actions_on(&Target::Other("*".into()));
+        // THEN only sqs:ListQueues (which IAM cannot scope) is among them
+        let broad: Vec<&&str> = on_any
+            .iter()
+            .filter(|a| !a.eq_ignore_ascii_case("sqs:ListQueues"))
+            .collect();
+        assert!(
+            broad.is_empty(),
+            "{} is granted {broad:?} on every resource",
+            function.logical_id
+        );
+    }
+}
+
+#[test]
+fn every_sqs_event_source_can_poll_its_queue() {
+    // GIVEN the functions fed by an SQS event source mapping
+    let app = load_template().expect("template.yaml loads");
+    for function in &app.functions {
+        for event in &function.sqs_events {
+            let queue = Target::from_arn(&event.queue_arn);
+            // WHEN the actions granted on the event's queue are listed
+            let granted = function.actions_on(&queue);
+            // THEN the mapping can receive, delete and read attributes, as
+            // Lambda requires of the execution role
+            for needed in [
+                "sqs:ReceiveMessage",
+                "sqs:DeleteMessage",
+                "sqs:GetQueueAttributes",
+            ] {
+                assert!(
+                    granted.iter().any(|g| g.eq_ignore_ascii_case(needed)),
+                    "{} event {} lacks {needed} on {queue:?}",
+                    function.logical_id,
+                    event.name
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! template.yaml is the one source of truth: every function it builds is a
+//! binary of the workspace, every HTTP API has an output with its URL, and
+//! the local cloud starts it and routes a request to every route.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Command;
+
+use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
+use template_checks::routes::sample_request;
+use template_checks::{load_template, workspace, workspace_root};
+
+/// The value sent for a greedy `{proxy+}` segment, by route path: a path the
+/// function serves.
+const PROXY_VALUES: &[(&str, &str)] = &[("/api/{proxy+}", "tags")];
+
+#[test]
+fn every_function_names_a_binary_of_the_workspace() {
+    // GIVEN the template's functions and the workspace's bin targets
+    let app = load_template().expect("template.yaml loads");
+    let bins = workspace::binaries(&workspace_root()).expect("cargo metadata");
+    for f in &app.functions {
+        // WHEN the binary SAM would build is looked up
+        let build = f.build.as_ref();
+        assert_eq!(
+            build.map(|b| b.method.as_str()),
+            Some("rust-cargolambda"),
+            "{}: Metadata.BuildMethod",
+            f.logical_id
+        );
+        let binary = build.and_then(|b| b.binary.as_deref());
+        // THEN it is a bin target of a workspace package
+        let binary = binary.unwrap_or_else(|| panic!("{}: no binary", f.logical_id));
+        assert!(
+            bins.contains_key(binary),
+            "{}: binary {binary} is not a [[bin]] of the workspace ({:?})",
+            f.logical_id,
+            bins.keys()
+        );
+    }
+}
+
+#[test]
+fn every_function_runs_on_arm64_al2023_with_a_bootstrap() {
+    let app = load_template().expect("template.yaml loads");
+    for f in &app.functions {
+        assert_eq!(f.runtime, "provided.al2023", "{}", f.logical_id);
+        assert_eq!(f.architecture, "arm64", "{}", f.logical_id);
+        assert_eq!(f.handler.as_deref(), Some("bootstrap"), "{}", f.logical_id);
+    }
+}
+
+#[test]
+fn every_http_api_has_an_output_with_its_url() {
+    // GIVEN the template's HTTP APIs and outputs (which the reader rewrites
+    // from the AWS URL shape to the API's local URL)
+    let app = load_template().expect("template.yaml loads");
+    for api in &app.http_apis {
+        // THEN some output's value is that API's URL
+        assert!(
+            app.outputs.values().any(|v| v == &api.url),
+            "HTTP API {} has no output with its URL ({}); outputs: {:?}",
+            api.logical_id,
+            api.url,
+            app.outputs
+        );
+    }
+}
+
+/// `target/<profile>`, with the template's binaries built if one is missing.
+fn binaries_dir(binaries: &BTreeMap<String, String>) -> PathBuf {
+    let dir = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .and_then(|p| p.parent())
+        .unwrap()
+        .to_path_buf();
+    if binaries.keys().any(|b| !dir.join(b).is_file()) {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut build = Command::new(cargo);
+        build
+            .args(["build", "--quiet"])
+            .current_dir(workspace_root());
+        for (bin, package) in binaries {
+            build.args(["-p", package, "--bin", bin]);
+        }
+        assert!(
+            build.status().unwrap().success(),
+            "building the functions failed"
+        );
+    }
+    dir
+}
+
+/// One request through a fresh connection: (status, body).
+async fn request(base: &str, method: &str, path: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rest = base.strip_prefix("http://").expect("local URLs are http");
+    let (host, prefix) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let mut stream = tokio::net::TcpStream::connect(host).await.unwrap();
+    let head =
+        format!("{method} {prefix}{path} HTTP/1.1\r\nhost: {host}\r\nconnection: close\r\n\r\n");
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    let status = response
+        .get(9..12)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b)
+        .unwrap_or("");
+    (status, body.to_string())
+}
+
+#[tokio::test]
+async fn the_local_cloud_serves_every_route_of_the_template() {
+    // GIVEN the template started on the local cloud with its real binaries
+    let app = load_template().expect("template.yaml loads");
+    let all_bins = workspace::binaries(&workspace_root()).expect("cargo metadata");
+    let needed: BTreeMap<String, String> = app
+        .functions
+        .iter()
+        .filter_map(|f| f.build.as_ref()?.binary.clone())
+        .filter_map(|b| Some((b.clone(), all_bins.get(&b)?.clone())))
+        .collect();
+    let logs = tempfile::tempdir().unwrap();
+    let mut stack = StackConfig::new(workspace_root().join("template.yaml"));
+    stack.binaries_dir = binaries_dir(&needed);
+    stack.log_dir = logs.path().to_path_buf();
+    stack
+        .parameter_overrides
+        .insert("OrdersDelayMs".into(), "10".into());
+    let config = LocalCloudConfig {
+        stack: Some(stack),
+        ..LocalCloudConfig::ephemeral()
+    };
+    let cloud = LocalCloud::start(config).await.expect("template starts");
+    let urls = cloud.stack().unwrap().api_urls().clone();
+
+    let mut unrouted = Vec::new();
+    for api in &app.http_apis {
+        for route in &api.routes {
+            let proxy = PROXY_VALUES
+                .iter()
+                .find(|(p, _)| *p == route.path)
+                .map_or("probe", |(_, v)| v);
+            let Some((method, path)) = sample_request(route, proxy) else {
+                continue;
+            };
+            // WHEN a request is sent to the route
+            let (status, body) = request(&urls[&api.logical_id], &method, &path).await;
+            // THEN it reaches the function: not a 404 (nor a gateway error)
+            if status == 404 || status == 0 || status >= 500 {
+                unrouted.push(format!(
+                    "{} {}: {method} {path} -> {status} {body}",
+                    api.logical_id,
+                    route.route_key()
+                ));
+            }
+        }
+    }
+    cloud.shutdown().await.unwrap();
+    assert!(
+        unrouted.is_empty(),
+        "routes not served:\n{}",
+        unrouted.join("\n")
+    );
+}
