@@ -1,0 +1,597 @@
+//! `bench run`: every scenario x variant (and the orders sweep, the Conduit
+//! capacity search), each against a fresh local cloud or a deployed stack,
+//! metered, priced and written to `results.json` and the reports.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context;
+use costmodel::{CostOptions, PriceTable};
+
+use crate::cpu::CpuAccount;
+use crate::plan::{self, LoadShape, Mode, ScenarioSpec};
+use crate::recorder::{summarize, time_series, Recorder};
+use crate::results::*;
+use crate::sla::{users_held, CapacityStep, Sla};
+use crate::target::{LocalCloudProcess, LocalLaunch};
+use crate::variants::{self, Experiment, Variant};
+use crate::{metering, report, runner, scenarios};
+
+pub const REGION: &str = "us-east-1";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TargetKind {
+    Local,
+    Localstack,
+    Aws,
+}
+
+pub struct RunOptions {
+    pub mode: Mode,
+    pub target: TargetKind,
+    pub scenarios: Vec<String>,
+    pub variants: Vec<String>,
+    pub out: PathBuf,
+    pub binaries_dir: PathBuf,
+    pub template: PathBuf,
+    /// Remote targets: base URL by API logical id.
+    pub urls: BTreeMap<String, String>,
+    pub sweep: bool,
+    pub capacity: bool,
+}
+
+struct Context_ {
+    opts: RunOptions,
+    prices: PriceTable,
+    http: reqwest::Client,
+    defaults: BTreeMap<String, String>,
+    template_text: String,
+}
+
+pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
+    std::fs::create_dir_all(opts.out.join("goose"))?;
+    let template_text = std::fs::read_to_string(&opts.template).unwrap_or_default();
+    if opts.target == TargetKind::Local && template_text.is_empty() {
+        anyhow::bail!("cannot read the template {}", opts.template.display());
+    }
+    let ctx = Context_ {
+        defaults: template_defaults(&template_text),
+        template_text,
+        prices: PriceTable::aws_default(),
+        http: reqwest::Client::new(),
+        opts,
+    };
+    let started_at = now();
+    phase(&format!(
+        "bench run: {} against {:?}, writing to {}",
+        ctx.opts.mode.describe(),
+        ctx.opts.target,
+        ctx.opts.out.display()
+    ));
+    let mut records = Vec::new();
+    let mut skipped = Vec::new();
+    let mut capacity = Vec::new();
+
+    for spec in selected_orders(&ctx.opts) {
+        for variant in selected(&ctx.opts, Experiment::Orders) {
+            let shape = spec.shape.scaled(ctx.opts.mode);
+            match run_one(
+                &ctx,
+                RecordKind::Scenario,
+                &spec,
+                &shape,
+                &variant,
+                &BTreeMap::new(),
+            )
+            .await?
+            {
+                Ok(record) => records.push(record),
+                Err(reason) => skipped.push(skip(&spec.name, &variant, reason)),
+            }
+        }
+    }
+    if ctx.opts.sweep && ctx.opts.mode != Mode::Smoke && ctx.opts.target == TargetKind::Local {
+        records.extend(orders_sweep(&ctx).await?);
+    }
+    if wants(&ctx.opts.scenarios, "conduit-mixed") && ctx.opts.mode != Mode::Smoke {
+        for variant in selected(&ctx.opts, Experiment::Conduit) {
+            if !deployed(&ctx, &variant) {
+                let reason = format!("not deployed: {} is not in the template", variant.api);
+                phase(&format!("skip conduit-mixed / {}: {reason}", variant.name));
+                skipped.push(skip("conduit-mixed", &variant, reason));
+                continue;
+            }
+            let (mut recs, cap) = conduit(&ctx, &variant).await?;
+            records.append(&mut recs);
+            capacity.extend(cap);
+        }
+    }
+    let results = Results {
+        schema_version: SCHEMA_VERSION,
+        started_at,
+        finished_at: now(),
+        mode: ctx.opts.mode,
+        scaling: ctx.opts.mode.describe(),
+        target: format!("{:?}", ctx.opts.target).to_lowercase(),
+        git_commit: git_commit(),
+        machine: machine(),
+        region: REGION.into(),
+        price_table_version: ctx.prices.version().to_string(),
+        records,
+        capacity,
+        skipped,
+    };
+    write_reports(&results, &ctx.opts.out)?;
+    Ok(results)
+}
+
+/// `results.json`, `report.html` and `summary.md` into `out`.
+pub fn write_reports(results: &Results, out: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(out)?;
+    std::fs::write(out.join("results.json"), results.to_json()?)?;
+    std::fs::write(out.join("report.html"), report::html::render(results))?;
+    std::fs::write(out.join("summary.md"), report::markdown::summary(results))?;
+    Ok(())
+}
+
+fn selected_orders(opts: &RunOptions) -> Vec<ScenarioSpec> {
+    plan::orders_scenarios()
+        .into_iter()
+        .filter(|s| opts.mode != Mode::Smoke || s.name == "orders-baseline")
+        .filter(|s| wants(&opts.scenarios, &s.name))
+        .collect()
+}
+
+fn selected(opts: &RunOptions, experiment: Experiment) -> Vec<Variant> {
+    variants::of(experiment)
+        .into_iter()
+        .filter(|v| opts.variants.is_empty() || opts.variants.iter().any(|n| n == v.name))
+        .collect()
+}
+
+fn wants(filter: &[String], name: &str) -> bool {
+    filter.is_empty() || filter.iter().any(|f| f == name)
+}
+
+fn deployed(ctx: &Context_, variant: &Variant) -> bool {
+    match ctx.opts.target {
+        TargetKind::Local => ctx.template_text.contains(&format!("\n  {}:", variant.api)),
+        _ => ctx.opts.urls.contains_key(variant.api),
+    }
+}
+
+fn skip(scenario: &str, variant: &Variant, reason: String) -> Skipped {
+    Skipped {
+        scenario: scenario.into(),
+        variant: variant.name.into(),
+        reason,
+    }
+}
+
+/// One scenario x variant x setting. `Ok(Err(reason))`: not run.
+async fn run_one(
+    ctx: &Context_,
+    kind: RecordKind,
+    spec: &ScenarioSpec,
+    shape: &LoadShape,
+    variant: &Variant,
+    overrides: &BTreeMap<String, String>,
+) -> anyhow::Result<Result<RunRecord, String>> {
+    let setting = setting_name(overrides);
+    let label = format!("{} / {} {}", spec.name, variant.name, setting);
+    let slug = format!(
+        "{}-{}-{}",
+        spec.name,
+        variant.name,
+        setting.replace([',', '='], "-").replace(' ', "")
+    );
+    let work_dir = ctx.opts.out.join("runs").join(&slug);
+    let cloud = match ctx.opts.target {
+        TargetKind::Local => {
+            phase(&format!("{label}: starting the local cloud"));
+            let launch = LocalLaunch {
+                binaries_dir: &ctx.opts.binaries_dir,
+                template: &ctx.opts.template,
+                parameter_overrides: overrides,
+                work_dir: &work_dir,
+            };
+            Some(LocalCloudProcess::start(launch).await?)
+        }
+        _ => None,
+    };
+    let url = match &cloud {
+        Some(c) => c.url_of(variant),
+        None => ctx.opts.urls.get(variant.api).cloned(),
+    };
+    let Some(url) = url else {
+        if let Some(c) = cloud {
+            c.stop().await;
+        }
+        return Ok(Err(format!("not deployed: no URL for {}", variant.api)));
+    };
+    if let (Some(c), Experiment::Conduit) = (&cloud, variant.experiment) {
+        seed_conduit(ctx, c, &work_dir).await?;
+    }
+    let before = match &cloud {
+        Some(c) => Some(c.metrics(&ctx.http).await?),
+        None => None,
+    };
+    let recorder = Arc::new(Recorder::new());
+    let scenario = match variant.experiment {
+        Experiment::Orders => scenarios::orders::scenario(spec.size.unwrap_or(5), recorder.clone()),
+        Experiment::Conduit => {
+            scenarios::conduit::scenario(seed_users(ctx.opts.mode), recorder.clone())
+                .map_err(|e| anyhow::anyhow!("{e}"))?
+        }
+    };
+    phase(&format!(
+        "{label}: load {} against {url}",
+        shape.goose_plan()
+    ));
+    let started_at = now();
+    let goose_report = ctx.opts.out.join("goose").join(&slug);
+    let load = runner::run(&label, &url, scenario, shape, recorder, &goose_report).await?;
+    let summary = summarize(&load.samples, load.wall_s);
+    let (metering, usage) = match (&cloud, before) {
+        (Some(c), Some(before)) => {
+            let after = c.metrics(&ctx.http).await?;
+            let restricted = metering::restrict(&metering::delta(&before, &after)?, variant);
+            let figures = metering::figures(&restricted)?;
+            let usage = metering::usage(&restricted, variant.name, summary.requests as f64)?;
+            (Some(figures), Some(usage))
+        }
+        _ => (None, None),
+    };
+    if let Some(c) = cloud {
+        c.stop().await;
+    }
+    let cost = usage
+        .filter(|u| u.public_requests > 0.0)
+        .map(|u| price(ctx, &u, summary.successes))
+        .transpose()?;
+    let cpu = CpuAccount::new(
+        metering.as_ref().map_or(0.0, |m| m.functions_cpu_ms()),
+        metering.as_ref().map_or(0.0, |m| m.localcloud_cpu_ms),
+        load.load_generator_cpu_ms,
+        load.wall_s,
+        summary.successes,
+    );
+    phase(&format!(
+        "{label}: {} ok ({:.1}/s), {} failed ({:.1}/s), p95 {} ms{}",
+        summary.successes,
+        summary.successful_rps,
+        summary.failures,
+        summary.failed_rps,
+        report::ms(summary.p95_ms),
+        if cpu.load_generator_saturated {
+            ", LOAD GENERATOR SATURATED"
+        } else {
+            ""
+        }
+    ));
+    let mut parameters = ctx.defaults.clone();
+    parameters.extend(overrides.clone());
+    Ok(Ok(RunRecord {
+        kind,
+        scenario: spec.name.clone(),
+        variant: variant.name.into(),
+        setting,
+        started_at,
+        settings: Settings {
+            parameters,
+            memory_mb: metering
+                .as_ref()
+                .map(|m| {
+                    m.functions
+                        .iter()
+                        .map(|(n, f)| (n.clone(), f.memory_mb))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            account_concurrency_limit: 1000,
+            base_url: url,
+        },
+        load: LoadSettings {
+            shape: shape.clone(),
+            original_shape: spec.shape.clone(),
+            size: spec.size,
+            think_time_s: spec.think_time_s,
+            closed_loop: spec.think_time_s.is_none(),
+        },
+        series: time_series(&load.samples, 1000),
+        summary,
+        failure_reasons: load.failure_reasons,
+        metering,
+        cpu,
+        cost,
+        goose_report: Some(format!("goose/{slug}.html")),
+    }))
+}
+
+fn price(ctx: &Context_, usage: &costmodel::Usage, successes: u64) -> anyhow::Result<CostFigures> {
+    let breakdown = costmodel::cost(usage, &ctx.prices, REGION, &CostOptions::default())
+        .context("pricing the run")?;
+    Ok(CostFigures {
+        total_usd: breakdown.total_usd,
+        usd_per_million_requests: breakdown.usd_per_million_requests,
+        usd_per_million_successful: (successes > 0)
+            .then(|| breakdown.total_usd / successes as f64 * 1e6),
+        by_service: breakdown
+            .by_service
+            .iter()
+            .map(|s| (s.service.clone(), s.usd))
+            .collect(),
+        dominant: breakdown.dominant.map(|d| {
+            format!("{} {} {}", d.service, d.item, d.resource)
+                .trim()
+                .to_string()
+        }),
+    })
+}
+
+fn setting_name(overrides: &BTreeMap<String, String>) -> String {
+    if overrides.is_empty() {
+        return "template defaults".into();
+    }
+    overrides
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Issue 6: where each orders path breaks and what it costs, one local cloud
+/// per setting, under the same short overload.
+async fn orders_sweep(ctx: &Context_) -> anyhow::Result<Vec<RunRecord>> {
+    let spec = ScenarioSpec {
+        name: "orders-sweep".into(),
+        experiment: Experiment::Orders,
+        shape: plan::sweep_shape(),
+        size: Some(5),
+        think_time_s: None,
+    };
+    let shape = spec.shape.scaled(ctx.opts.mode);
+    let mut settings: Vec<(Variant, BTreeMap<String, String>)> = Vec::new();
+    for cap in sweep_values(ctx.opts.mode, &[10, 50, 100, 200]) {
+        settings.push((
+            variants::ORDERS_DIRECT,
+            [("OrdersBackendConcurrency".to_string(), cap.to_string())].into(),
+        ));
+    }
+    for cap in sweep_values(ctx.opts.mode, &[10, 50, 100, 200]) {
+        for batch in [1, 10] {
+            settings.push((
+                variants::ORDERS_QUEUE,
+                [
+                    ("OrdersQueueMaxConcurrency".to_string(), cap.to_string()),
+                    ("OrdersQueueBatchSize".to_string(), batch.to_string()),
+                ]
+                .into(),
+            ));
+        }
+    }
+    phase(&format!(
+        "orders sweep: {} settings, load {}",
+        settings.len(),
+        shape.goose_plan()
+    ));
+    let mut records = Vec::new();
+    for (variant, overrides) in settings {
+        if !ctx.opts.variants.is_empty() && !ctx.opts.variants.iter().any(|v| v == variant.name) {
+            continue;
+        }
+        if let Ok(record) =
+            run_one(ctx, RecordKind::Sweep, &spec, &shape, &variant, &overrides).await?
+        {
+            records.push(record);
+        }
+    }
+    Ok(records)
+}
+
+fn sweep_values(mode: Mode, all: &[u64]) -> Vec<u64> {
+    match mode {
+        Mode::Full => all.to_vec(),
+        _ => vec![all[0], all[2]],
+    }
+}
+
+fn seed_users(mode: Mode) -> usize {
+    match mode {
+        Mode::Full => 1_000,
+        _ => 200,
+    }
+}
+
+/// Loads the seeded data set with the conduit crate's `conduit-seed`.
+async fn seed_conduit(
+    ctx: &Context_,
+    cloud: &LocalCloudProcess,
+    work_dir: &Path,
+) -> anyhow::Result<()> {
+    let seed = ctx.opts.binaries_dir.join("conduit-seed");
+    anyhow::ensure!(
+        seed.is_file(),
+        "missing {}: build the workspace's binaries",
+        seed.display()
+    );
+    let full = ctx.opts.mode == Mode::Full;
+    let tables = cloud.tables();
+    let table = |part: &str| {
+        tables
+            .iter()
+            .find(|(id, _)| id.to_lowercase().contains(part))
+            .map(|(_, n)| n.clone())
+    };
+    let mut command = tokio::process::Command::new(seed);
+    command
+        .args(["--users", if full { "1000" } else { "200" }])
+        .args(["--articles", if full { "10000" } else { "2000" }])
+        .args(["--comments", if full { "50000" } else { "10000" }])
+        .env("AWS_ENDPOINT_URL", &cloud.endpoint)
+        .env("AWS_REGION", REGION)
+        .env("AWS_ACCESS_KEY_ID", "test")
+        .env("AWS_SECRET_ACCESS_KEY", "test")
+        .stdout(std::fs::File::create(work_dir.join("seed.log"))?);
+    for (env, part) in [
+        ("USERS_TABLE", "user"),
+        ("FOLLOWS_TABLE", "follow"),
+        ("ARTICLES_TABLE", "article"),
+        ("COMMENTS_TABLE", "comment"),
+    ] {
+        if let Some(name) = table(part) {
+            command.env(env, name);
+        }
+    }
+    phase("seeding Conduit data with conduit-seed");
+    let status = command.status().await?;
+    anyhow::ensure!(
+        status.success(),
+        "conduit-seed failed ({status}); see {}",
+        work_dir.join("seed.log").display()
+    );
+    Ok(())
+}
+
+/// The Conduit mix at a steady load, then the capacity search.
+async fn conduit(
+    ctx: &Context_,
+    variant: &Variant,
+) -> anyhow::Result<(Vec<RunRecord>, Option<CapacityResult>)> {
+    let mut records = Vec::new();
+    let steps_users = plan::capacity_steps(ctx.opts.mode);
+    let spec = plan::conduit_scenario(steps_users[0]);
+    let shape = spec.shape.scaled(ctx.opts.mode);
+    if let Ok(record) = run_one(
+        ctx,
+        RecordKind::Scenario,
+        &spec,
+        &shape,
+        variant,
+        &BTreeMap::new(),
+    )
+    .await?
+    {
+        records.push(record);
+    }
+    if !ctx.opts.capacity {
+        return Ok((records, None));
+    }
+    let step_seconds = if ctx.opts.mode == Mode::Full { 300 } else { 20 };
+    let mut steps = Vec::new();
+    for users in steps_users {
+        let spec = ScenarioSpec {
+            name: "conduit-capacity".into(),
+            ..plan::conduit_scenario(users)
+        };
+        let shape = LoadShape::new(&[(users, step_seconds / 4), (users, step_seconds)]);
+        let Ok(record) = run_one(
+            ctx,
+            RecordKind::Capacity,
+            &spec,
+            &shape,
+            variant,
+            &BTreeMap::new(),
+        )
+        .await?
+        else {
+            break;
+        };
+        let violations = Sla::default().violations(&record.summary);
+        let held = violations.is_empty();
+        phase(&format!(
+            "capacity {}: {users} users {}",
+            variant.name,
+            if held {
+                "held".into()
+            } else {
+                violations.join(", ")
+            }
+        ));
+        steps.push(CapacityStep {
+            users,
+            held,
+            violations,
+            summary: record.summary.clone(),
+        });
+        records.push(record);
+        if !held {
+            break;
+        }
+    }
+    let result = CapacityResult {
+        variant: variant.name.into(),
+        users_held: users_held(&steps),
+        steps,
+        step_seconds,
+    };
+    Ok((records, Some(result)))
+}
+
+/// `Parameters:` defaults of a SAM template (two-space names, four-space `Default:`).
+pub fn template_defaults(template: &str) -> BTreeMap<String, String> {
+    let mut defaults = BTreeMap::new();
+    let mut in_parameters = false;
+    let mut current: Option<String> = None;
+    for line in template.lines() {
+        if !line.starts_with(' ') && !line.trim().is_empty() {
+            in_parameters = line.trim_end() == "Parameters:";
+            continue;
+        }
+        if !in_parameters {
+            continue;
+        }
+        if let Some(name) = line.strip_prefix("  ").filter(|l| !l.starts_with(' ')) {
+            current = name.trim_end().strip_suffix(':').map(String::from);
+        } else if let (Some(name), Some(value)) = (&current, line.trim().strip_prefix("Default:")) {
+            defaults.insert(name.clone(), value.trim().trim_matches('"').to_string());
+        }
+    }
+    defaults
+}
+
+fn phase(line: &str) {
+    eprintln!("[{}] {line}", chrono::Local::now().format("%H:%M:%S"));
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn template_defaults_are_read_from_parameters_only() {
+        let template = "Parameters:\n  OrdersDelayMs:\n    Type: Number\n    Default: 500\n  Name:\n    Default: \"x\"\nResources:\n  T:\n    Default: 9\n";
+        let defaults = template_defaults(template);
+        assert_eq!(defaults.len(), 2);
+        assert_eq!(defaults["OrdersDelayMs"], "500");
+        assert_eq!(defaults["Name"], "x");
+    }
+
+    #[test]
+    fn settings_are_named_by_their_overrides() {
+        let overrides: BTreeMap<String, String> = [
+            ("OrdersQueueBatchSize".to_string(), "10".to_string()),
+            ("OrdersQueueMaxConcurrency".to_string(), "50".to_string()),
+        ]
+        .into();
+        assert_eq!(
+            setting_name(&overrides),
+            "OrdersQueueBatchSize=10,OrdersQueueMaxConcurrency=50"
+        );
+        assert_eq!(setting_name(&BTreeMap::new()), "template defaults");
+    }
+
+    #[test]
+    fn quick_sweep_tries_a_low_and_the_default_cap() {
+        assert_eq!(
+            sweep_values(Mode::Quick, &[10, 50, 100, 200]),
+            vec![10, 100]
+        );
+        assert_eq!(sweep_values(Mode::Full, &[10, 50]).len(), 2);
+    }
+}

@@ -1,0 +1,130 @@
+//! `bench run` and `bench report`: see `docs/bench.md`.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use bench::driver::{self, RunOptions, TargetKind};
+use bench::plan::Mode;
+use bench::results::Results;
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "bench",
+    about = "Load tests of every variant, metered and priced"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the scenarios and write results.json, report.html and summary.md.
+    Run(RunArgs),
+    /// Redo report.html and summary.md from a results.json.
+    Report { results: PathBuf },
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// A few minutes in all (default): original users, durations x 0.4.
+    #[arg(long, group = "mode")]
+    quick: bool,
+    /// The original ramps and durations.
+    #[arg(long, group = "mode")]
+    full: bool,
+    /// Seconds: orders-baseline only, tiny ramp, for CI.
+    #[arg(long, group = "mode")]
+    smoke: bool,
+    #[arg(long, value_enum, default_value = "local")]
+    target: TargetKind,
+    /// Only these scenarios (orders-baseline, orders-highload, orders-largepayload, conduit-mixed).
+    #[arg(long = "scenario")]
+    scenarios: Vec<String>,
+    /// Only these variants (orders-direct, orders-queue, conduit-monolith, ...).
+    #[arg(long = "variant")]
+    variants: Vec<String>,
+    /// Output folder (default reports/<timestamp>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Function binaries and `localcloud` (target local).
+    #[arg(long, default_value = "target/release")]
+    binaries_dir: PathBuf,
+    #[arg(long, default_value = "template.yaml")]
+    template: PathBuf,
+    /// Remote targets: `variant=URL` (repeatable).
+    #[arg(long = "url")]
+    urls: Vec<String>,
+    /// Remote targets: `aws cloudformation describe-stacks` output or a local cloud endpoints file.
+    #[arg(long)]
+    stack_outputs: Option<PathBuf>,
+    /// Skip the orders concurrency / batch sweep.
+    #[arg(long)]
+    no_sweep: bool,
+    /// Skip the Conduit capacity search.
+    #[arg(long)]
+    no_capacity: bool,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    match Cli::parse().command {
+        Command::Run(args) => run(args).await,
+        Command::Report { results } => {
+            let text = std::fs::read_to_string(&results)
+                .with_context(|| format!("cannot read {}", results.display()))?;
+            let parsed = Results::from_json(&text).context("not a bench results.json")?;
+            let out = results.parent().map(PathBuf::from).unwrap_or_default();
+            driver::write_reports(&parsed, &out)?;
+            println!("{}", bench::report::markdown::summary(&parsed));
+            println!("report: {}", out.join("report.html").display());
+            Ok(())
+        }
+    }
+}
+
+async fn run(args: RunArgs) -> anyhow::Result<()> {
+    let mode = if args.full {
+        Mode::Full
+    } else if args.smoke {
+        Mode::Smoke
+    } else {
+        Mode::Quick
+    };
+    let mut urls = match &args.stack_outputs {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            bench::target::api_urls_from_document(&serde_json::from_str(&text)?)
+        }
+        None => Default::default(),
+    };
+    urls.extend(bench::target::parse_url_flags(&args.urls)?);
+    if args.target != TargetKind::Local && urls.is_empty() {
+        anyhow::bail!(
+            "--target {:?} needs --url variant=URL or --stack-outputs FILE",
+            args.target
+        );
+    }
+    let out = args.out.unwrap_or_else(|| {
+        PathBuf::from("reports").join(chrono::Local::now().format("%Y%m%d-%H%M%S").to_string())
+    });
+    let options = RunOptions {
+        mode,
+        target: args.target,
+        scenarios: args.scenarios,
+        variants: args.variants,
+        out: out.clone(),
+        binaries_dir: args.binaries_dir,
+        template: args.template,
+        urls,
+        sweep: !args.no_sweep,
+        capacity: !args.no_capacity,
+    };
+    let results = driver::run(options).await?;
+    println!("{}", bench::report::markdown::summary(&results));
+    println!("results: {}", out.join("results.json").display());
+    println!("report:  {}", out.join("report.html").display());
+    Ok(())
+}

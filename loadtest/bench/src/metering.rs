@@ -1,0 +1,242 @@
+//! What one run cost the local cloud: the difference of two
+//! `GET /_localcloud/metrics` documents (robust to other activity before the
+//! run, no reset needed), restricted to one variant's resources, as figures
+//! for the report and as the cost model's [`costmodel::Usage`].
+
+use std::collections::BTreeMap;
+
+use costmodel::sources::localcloud::LocalCloudMetering;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::variants::Variant;
+
+/// Keys whose value is a level or a setting, not a running total: the delta
+/// keeps the later value instead of subtracting.
+const GAUGES: [&str; 12] = [
+    "memory_mb",
+    "account_concurrency_limit",
+    "concurrent_executions",
+    "peak_concurrent_executions",
+    "environments",
+    "exists",
+    "approximate_number_of_messages",
+    "approximate_number_of_messages_not_visible",
+    "approximate_number_of_messages_delayed",
+    "pollers",
+    "maxConcurrentInvocations",
+    "apiId",
+];
+
+#[derive(Debug, thiserror::Error)]
+pub enum MeteringError {
+    #[error("{path} went down from {before} to {after}: were the counters reset during the run?")]
+    CounterWentDown {
+        path: String,
+        before: f64,
+        after: f64,
+    },
+    #[error("the metrics document does not have the expected shape: {0}")]
+    Shape(#[from] serde_json::Error),
+}
+
+/// `after - before` for every counter; objects and arrays recurse, gauges and
+/// text keep the later value, counters new since `before` count from zero.
+pub fn delta(before: &Value, after: &Value) -> Result<Value, MeteringError> {
+    delta_at("", before, after)
+}
+
+fn delta_at(path: &str, before: &Value, after: &Value) -> Result<Value, MeteringError> {
+    let key = path.rsplit('.').next().unwrap_or(path);
+    Ok(match (before, after) {
+        (Value::Object(b), Value::Object(a)) => {
+            let mut out = Map::new();
+            for (k, v) in a {
+                let child = format!("{path}.{k}");
+                let d = match b.get(k) {
+                    Some(bv) => delta_at(&child, bv, v)?,
+                    None => delta_at(&child, &zero_like(v), v)?,
+                };
+                out.insert(k.clone(), d);
+            }
+            Value::Object(out)
+        }
+        (Value::Array(b), Value::Array(a)) => {
+            let mut out = Vec::with_capacity(a.len());
+            for (i, v) in a.iter().enumerate() {
+                let child = format!("{path}[{i}]");
+                let base = b.get(i).cloned().unwrap_or_else(|| zero_like(v));
+                out.push(delta_at(&child, &base, v)?);
+            }
+            Value::Array(out)
+        }
+        (Value::Number(b), Value::Number(a)) if !GAUGES.contains(&key) => {
+            let (b, a) = (b.as_f64().unwrap_or(0.0), a.as_f64().unwrap_or(0.0));
+            if a + 1e-9 < b {
+                return Err(MeteringError::CounterWentDown {
+                    path: path.trim_start_matches('.').to_string(),
+                    before: b,
+                    after: a,
+                });
+            }
+            serde_json::Number::from_f64(a - b).map_or(Value::Null, Value::Number)
+        }
+        _ => after.clone(),
+    })
+}
+
+fn zero_like(v: &Value) -> Value {
+    match v {
+        Value::Object(_) => Value::Object(Map::new()),
+        Value::Array(_) => Value::Array(Vec::new()),
+        Value::Number(_) => Value::from(0),
+        other => other.clone(),
+    }
+}
+
+/// Per-function figures of one run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FunctionFigures {
+    pub memory_mb: f64,
+    pub invocations: f64,
+    pub billed_ms: f64,
+    pub cold_starts: f64,
+    pub throttles: f64,
+    pub errors: f64,
+    pub timeouts: f64,
+    pub cpu_ms: f64,
+    pub peak_concurrent_executions: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct QueueFigures {
+    pub billed_requests: f64,
+    pub messages_sent: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TableFigures {
+    pub read_units: f64,
+    pub write_units: f64,
+}
+
+/// The variant's share of a metrics delta.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunMetering {
+    pub functions: BTreeMap<String, FunctionFigures>,
+    pub queues: BTreeMap<String, QueueFigures>,
+    pub tables: BTreeMap<String, TableFigures>,
+    /// Requests the variant's HTTP API counted (metered, per 512 KB).
+    pub api_requests: f64,
+    /// CPU of the local cloud process over the run.
+    pub localcloud_cpu_ms: f64,
+}
+
+impl RunMetering {
+    pub fn functions_cpu_ms(&self) -> f64 {
+        self.functions.values().map(|f| f.cpu_ms).sum()
+    }
+
+    pub fn throttles(&self) -> f64 {
+        self.functions.values().map(|f| f.throttles).sum()
+    }
+
+    pub fn cold_starts(&self) -> f64 {
+        self.functions.values().map(|f| f.cold_starts).sum()
+    }
+}
+
+/// Keeps only the variant's API, functions and queues (and every table with
+/// traffic: tables are shared by a variant's functions) from a delta document.
+pub fn restrict(delta: &Value, variant: &Variant) -> Value {
+    let mut out = delta.clone();
+    let keep = |section: &mut Value, wanted: &dyn Fn(&str) -> bool| {
+        if let Some(map) = section.as_object_mut() {
+            map.retain(|name, _| wanted(name));
+        }
+    };
+    if let Some(apis) = out.get_mut("apis") {
+        keep(apis, &|name| name == variant.api);
+    }
+    if let Some(functions) = out.pointer_mut("/lambda/functions") {
+        keep(functions, &|name| variant.owns_function(name));
+    }
+    if let Some(queues) = out.pointer_mut("/sqs/queues") {
+        keep(queues, &|arn| variant.owns_queue(arn));
+    }
+    if let Some(sqs) = out.get_mut("sqs").and_then(Value::as_object_mut) {
+        // Calls naming no queue cannot be attributed to a variant.
+        sqs.insert("unattributed_requests".into(), Value::from(0));
+    }
+    out
+}
+
+/// Figures of a restricted delta.
+pub fn figures(restricted: &Value) -> Result<RunMetering, MeteringError> {
+    let section = |pointer: &str| restricted.pointer(pointer).cloned();
+    let functions = match section("/lambda/functions") {
+        Some(v) => serde_json::from_value(v)?,
+        None => BTreeMap::new(),
+    };
+    let queues: BTreeMap<String, QueueFigures> = match section("/sqs/queues") {
+        Some(v) => serde_json::from_value(v)?,
+        None => BTreeMap::new(),
+    };
+    let tables: BTreeMap<String, TableFigures> = match section("/dynamodb/tables") {
+        Some(v) => serde_json::from_value(v)?,
+        None => BTreeMap::new(),
+    };
+    let number = |pointer: &str| {
+        restricted
+            .pointer(pointer)
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0)
+    };
+    let api_requests = restricted
+        .get("apis")
+        .and_then(Value::as_object)
+        .map(|apis| {
+            apis.values()
+                .filter_map(|a| a.get("meteredRequests").and_then(Value::as_f64))
+                .sum()
+        })
+        .unwrap_or(0.0);
+    Ok(RunMetering {
+        functions,
+        queues: queues
+            .into_iter()
+            .map(|(arn, q)| (short_name(&arn).to_string(), q))
+            .filter(|(_, q)| q.billed_requests > 0.0)
+            .collect(),
+        tables: tables
+            .into_iter()
+            .filter(|(_, t)| t.read_units + t.write_units > 0.0)
+            .collect(),
+        api_requests,
+        localcloud_cpu_ms: (number("/process/cpuUserSeconds")
+            + number("/process/cpuSystemSeconds"))
+            * 1000.0,
+    })
+}
+
+/// The cost model's input for a restricted delta.
+pub fn usage(
+    restricted: &Value,
+    label: &str,
+    public_requests: f64,
+) -> Result<costmodel::Usage, MeteringError> {
+    let metering: LocalCloudMetering = serde_json::from_value(restricted.clone())?;
+    Ok(metering.into_usage(label, public_requests))
+}
+
+fn short_name(arn: &str) -> &str {
+    arn.rsplit(':').next().unwrap_or(arn)
+}
+
+#[cfg(test)]
+#[path = "metering_tests.rs"]
+mod tests;

@@ -1,0 +1,109 @@
+use serde_json::json;
+
+use super::*;
+use crate::variants::{ORDERS_DIRECT, ORDERS_QUEUE};
+
+/// A real document from the local cloud after 5 requests on each orders path.
+const AFTER: &str = include_str!("../tests/fixtures/metrics-after.json");
+
+fn after() -> Value {
+    serde_json::from_str(AFTER).unwrap()
+}
+
+#[test]
+fn delta_subtracts_counters_and_keeps_gauges() {
+    // GIVEN a function that had 2 invocations and 128 MB before
+    let before = json!({"lambda": {"functions": {"f": {"memory_mb": 128, "invocations": 2, "billed_ms": 100}}}});
+    let after = json!({"lambda": {"functions": {"f": {"memory_mb": 128, "invocations": 5, "billed_ms": 350},
+                                                 "g": {"memory_mb": 256, "invocations": 1}}}});
+    // WHEN the delta is taken
+    let d = delta(&before, &after).unwrap();
+    // THEN counters are differences, gauges stay, new entries count from zero
+    assert_eq!(
+        d.pointer("/lambda/functions/f/invocations")
+            .unwrap()
+            .as_f64(),
+        Some(3.0)
+    );
+    assert_eq!(
+        d.pointer("/lambda/functions/f/billed_ms").unwrap().as_f64(),
+        Some(250.0)
+    );
+    assert_eq!(
+        d.pointer("/lambda/functions/f/memory_mb").unwrap().as_f64(),
+        Some(128.0)
+    );
+    assert_eq!(
+        d.pointer("/lambda/functions/g/memory_mb").unwrap().as_f64(),
+        Some(256.0)
+    );
+    assert_eq!(
+        d.pointer("/lambda/functions/g/invocations")
+            .unwrap()
+            .as_f64(),
+        Some(1.0)
+    );
+}
+
+#[test]
+fn counter_going_down_is_an_error_not_a_negative_bill() {
+    let before = json!({"sqs": {"billed_requests": 10}});
+    let after = json!({"sqs": {"billed_requests": 3}});
+    let err = delta(&before, &after).unwrap_err();
+    assert!(err.to_string().contains("sqs.billed_requests"), "{err}");
+}
+
+#[test]
+fn delta_of_identical_documents_is_all_zero_counters() {
+    let d = delta(&after(), &after()).unwrap();
+    let m = figures(&restrict(&d, &ORDERS_DIRECT)).unwrap();
+    assert_eq!(m.functions["cm-OrdersDirectFunction"].invocations, 0.0);
+    assert_eq!(m.functions["cm-OrdersDirectFunction"].memory_mb, 128.0);
+    assert!(m.tables.is_empty() && m.queues.is_empty());
+}
+
+#[test]
+fn direct_variant_gets_only_its_functions_and_api() {
+    // GIVEN the delta from an empty cloud to the recorded document
+    let d = delta(&json!({}), &after()).unwrap();
+    // WHEN restricted to orders-direct
+    let m = figures(&restrict(&d, &ORDERS_DIRECT)).unwrap();
+    // THEN it holds its two functions, no queue, the table and its API's requests
+    let names: Vec<&str> = m.functions.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        ["cm-OrdersBackendFunction", "cm-OrdersDirectFunction"]
+    );
+    assert!(m.queues.is_empty());
+    assert_eq!(m.tables["cm-orders"].write_units, 1000.0);
+    assert_eq!(m.api_requests, 5.0);
+    assert_eq!(m.functions_cpu_ms(), 30.0);
+    assert_eq!(m.cold_starts(), 2.0);
+    assert!((m.localcloud_cpu_ms - 50.0).abs() < 1e-6);
+}
+
+#[test]
+fn queue_variant_gets_its_queues_and_a_priced_usage() {
+    let d = delta(&json!({}), &after()).unwrap();
+    let restricted = restrict(&d, &ORDERS_QUEUE);
+    let m = figures(&restricted).unwrap();
+    let queues: Vec<&str> = m.queues.keys().map(String::as_str).collect();
+    assert_eq!(
+        queues,
+        [
+            "cm-orders-reply-c311d8f88caa49dc8cc352ff3bd1ae0c",
+            "cm-orders-requests",
+            "cm-orders-requests-dlq"
+        ]
+    );
+    // WHEN turned into the cost model's usage for 5 public requests
+    let usage = usage(&restricted, "orders-queue", 5.0).unwrap();
+    // THEN it validates and prices: SQS requests are part of the bill
+    usage.validate().unwrap();
+    assert_eq!(usage.api_gateway.http_requests, 5.0);
+    assert_eq!(
+        usage.sqs.iter().map(|q| q.billed_requests).sum::<f64>(),
+        33.0
+    );
+    assert_eq!(usage.lambda.len(), 2);
+}

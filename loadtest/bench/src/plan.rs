@@ -1,0 +1,176 @@
+//! Load shapes: the original experiments' ramps, and how `--quick` and
+//! `--smoke` scale them (stated in every report).
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Seconds: tiny ramps, for CI.
+    Smoke,
+    /// A few minutes in all: the original user counts, durations x 0.4.
+    Quick,
+    /// The original durations and user counts.
+    Full,
+}
+
+impl Mode {
+    /// (user factor, duration factor) applied to the original ramps.
+    pub fn scaling(self) -> (f64, f64) {
+        match self {
+            Mode::Smoke => (0.1, 0.1),
+            Mode::Quick => (1.0, 0.4),
+            Mode::Full => (1.0, 1.0),
+        }
+    }
+
+    pub fn describe(self) -> String {
+        let (users, time) = self.scaling();
+        format!("{self:?}: users x {users}, durations x {time} of the original ramps")
+    }
+}
+
+/// Ramp to `users` over `seconds` (Goose test plan step); equal users = hold.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    pub users: u64,
+    pub seconds: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadShape {
+    pub steps: Vec<Step>,
+}
+
+impl LoadShape {
+    pub fn new(steps: &[(u64, u64)]) -> Self {
+        Self {
+            steps: steps
+                .iter()
+                .map(|&(users, seconds)| Step { users, seconds })
+                .collect(),
+        }
+    }
+
+    /// Users and durations scaled, each at least 1, so no step disappears.
+    pub fn scaled(&self, mode: Mode) -> Self {
+        let (u, t) = mode.scaling();
+        Self {
+            steps: self
+                .steps
+                .iter()
+                .map(|s| Step {
+                    users: ((s.users as f64 * u).round() as u64).max(1),
+                    seconds: ((s.seconds as f64 * t).round() as u64).max(1),
+                })
+                .collect(),
+        }
+    }
+
+    /// Goose's `--test-plan` syntax: `10,5s;20,5s;50,15s`.
+    pub fn goose_plan(&self) -> String {
+        self.steps
+            .iter()
+            .map(|s| format!("{},{}s", s.users, s.seconds))
+            .collect::<Vec<_>>()
+            .join(";")
+    }
+
+    pub fn seconds(&self) -> u64 {
+        self.steps.iter().map(|s| s.seconds).sum()
+    }
+
+    pub fn peak_users(&self) -> u64 {
+        self.steps.iter().map(|s| s.users).max().unwrap_or(0)
+    }
+}
+
+/// A named workload of one experiment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioSpec {
+    pub name: String,
+    pub experiment: crate::variants::Experiment,
+    /// The original ramp (before scaling).
+    pub shape: LoadShape,
+    /// Orders per request (orders scenarios).
+    pub size: Option<u32>,
+    /// 1-7 s between requests for Conduit; none (closed loop) for orders.
+    pub think_time_s: Option<(u64, u64)>,
+}
+
+pub fn orders_scenarios() -> Vec<ScenarioSpec> {
+    let orders = |name: &str, steps: &[(u64, u64)], size| ScenarioSpec {
+        name: name.into(),
+        experiment: crate::variants::Experiment::Orders,
+        shape: LoadShape::new(steps),
+        size: Some(size),
+        think_time_s: None,
+    };
+    vec![
+        orders("orders-baseline", &[(10, 5), (20, 5), (50, 15)], 5),
+        orders(
+            "orders-highload",
+            &[(50, 5), (100, 5), (200, 10), (200, 10)],
+            5,
+        ),
+        orders("orders-largepayload", &[(10, 5), (25, 10), (25, 15)], 100),
+    ]
+}
+
+/// The Conduit mix at a steady user count: ramp, then hold (5 minutes in full).
+pub fn conduit_scenario(users: u64) -> ScenarioSpec {
+    ScenarioSpec {
+        name: "conduit-mixed".into(),
+        experiment: crate::variants::Experiment::Conduit,
+        shape: LoadShape::new(&[(users, 30), (users, 300)]),
+        size: None,
+        think_time_s: Some((1, 7)),
+    }
+}
+
+/// User counts tried by the Conduit capacity search, smallest first.
+pub fn capacity_steps(mode: Mode) -> Vec<u64> {
+    match mode {
+        Mode::Smoke => vec![5],
+        Mode::Quick => vec![50, 100, 200],
+        Mode::Full => vec![100, 200, 400, 800, 1600, 3200],
+    }
+}
+
+/// The short overload used by the orders sweep: 2x the default caps.
+pub fn sweep_shape() -> LoadShape {
+    LoadShape::new(&[(100, 5), (200, 5), (200, 20)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn baseline_is_the_original_ramp_in_goose_syntax() {
+        let baseline = &orders_scenarios()[0];
+        assert_eq!(baseline.shape.goose_plan(), "10,5s;20,5s;50,15s");
+        assert_eq!(baseline.shape.seconds(), 25);
+        assert_eq!(baseline.shape.peak_users(), 50);
+    }
+
+    #[test]
+    fn quick_keeps_users_and_shortens_time() {
+        let highload = orders_scenarios()[1].shape.scaled(Mode::Quick);
+        assert_eq!(highload.goose_plan(), "50,2s;100,2s;200,4s;200,4s");
+        assert_eq!(highload.peak_users(), 200);
+    }
+
+    #[test]
+    fn smoke_never_scales_a_step_to_nothing() {
+        let smoke = orders_scenarios()[0].shape.scaled(Mode::Smoke);
+        assert_eq!(smoke.goose_plan(), "1,1s;2,1s;5,2s");
+        assert!(Mode::Smoke.describe().contains("x 0.1"));
+    }
+
+    #[test]
+    fn largepayload_asks_for_100_orders() {
+        assert_eq!(orders_scenarios()[2].size, Some(100));
+        assert_eq!(conduit_scenario(50).think_time_s, Some((1, 7)));
+    }
+}

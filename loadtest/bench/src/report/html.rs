@@ -1,0 +1,281 @@
+//! The self-contained HTML report: inline CSS and SVG, no script, no CDN.
+
+use std::fmt::Write;
+
+use super::svg::{bar_chart, escape, line_chart, Series, COLORS};
+use super::{ms, title};
+use crate::results::{RecordKind, Results, RunRecord};
+
+pub fn render(results: &Results) -> String {
+    let mut body = String::new();
+    let m = &results.machine;
+    let _ = write!(
+        body,
+        "<h1>Serverless bench: {:?} run on {}</h1><p>Commit <code>{}</code> &middot; {} cores, {} MB, {} &middot; {} to {} &middot; {}</p>",
+        results.mode,
+        escape(&results.target),
+        escape(&results.git_commit),
+        m.cores,
+        m.memory_mb,
+        escape(&m.cpu_model),
+        escape(&results.started_at),
+        escape(&results.finished_at),
+        escape(&results.scaling)
+    );
+    body.push_str("<p>Throughput counts successful requests only; failures are shown apart. Latency percentiles are of successful requests. Cost is priced by the cost model from the local cloud's metering and divided by successful requests.</p>");
+    cost_chart(&mut body, results);
+    body.push_str("<h2>Summary</h2>");
+    body.push_str(&markdown_table_as_html(results));
+    capacity(&mut body, results);
+    for r in &results.records {
+        record_section(&mut body, r);
+    }
+    if !results.skipped.is_empty() {
+        body.push_str("<h2>Not run</h2><ul>");
+        for s in &results.skipped {
+            let _ = write!(
+                body,
+                "<li>{} / {}: {}</li>",
+                escape(&s.scenario),
+                escape(&s.variant),
+                escape(&s.reason)
+            );
+        }
+        body.push_str("</ul>");
+    }
+    format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Bench report</title><style>{CSS}</style></head><body>{body}</body></html>\n"
+    )
+}
+
+const CSS: &str = "body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1400px}\
+table{border-collapse:collapse;font-size:13px;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}\
+th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}section{border-top:2px solid #eee;margin-top:18px}\
+.charts{display:flex;flex-wrap:wrap;gap:12px}.warn{color:#b00;font-weight:bold}code{background:#f5f5f5}";
+
+fn cost_chart(body: &mut String, results: &Results) {
+    let bars: Vec<(String, f64)> = results
+        .records
+        .iter()
+        .filter(|r| r.kind == RecordKind::Scenario)
+        .filter_map(|r| Some((title(r), r.cost.as_ref()?.usd_per_million_successful?)))
+        .collect();
+    if !bars.is_empty() {
+        body.push_str("<h2>Cost per million successful requests</h2>");
+        body.push_str(&bar_chart(
+            "USD per million successful requests, per scenario and variant",
+            "$",
+            &bars,
+        ));
+    }
+}
+
+fn markdown_table_as_html(results: &Results) -> String {
+    let mut html = String::from("<table><tr><th>run</th><th>kind</th><th>ok req/s</th><th>failed req/s</th><th>errors</th><th>p50 ms</th><th>p95 ms</th><th>p99 ms</th><th>throttles</th><th>cold starts</th><th>fn CPU ms/req</th><th>local cloud CPU ms/req</th><th>$ per M ok</th><th>load generator</th></tr>");
+    for r in &results.records {
+        let s = &r.summary;
+        let per = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.2}"));
+        let throttles = r.metering.as_ref().map_or(s.throttled as f64, |m| {
+            m.throttles().max(s.throttled as f64)
+        });
+        let cold = r
+            .metering
+            .as_ref()
+            .map_or_else(|| "-".into(), |m| format!("{:.0}", m.cold_starts()));
+        let cost = r
+            .cost
+            .as_ref()
+            .and_then(|c| c.usd_per_million_successful)
+            .map_or_else(|| "-".into(), |v| format!("{v:.2}"));
+        let generator = if r.cpu.load_generator_saturated {
+            format!(
+                "<span class=\"warn\">saturated ({:.2} cores)</span>",
+                r.cpu.load_generator_cores
+            )
+        } else {
+            format!("{:.2} cores", r.cpu.load_generator_cores)
+        };
+        let _ = write!(
+            html,
+            "<tr><td>{}</td><td>{:?}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1} %</td><td>{}</td><td>{}</td><td>{}</td><td>{throttles:.0}</td><td>{cold}</td><td>{}</td><td>{}</td><td>{cost}</td><td>{generator}</td></tr>",
+            escape(&title(r)), r.kind, s.successful_rps, s.failed_rps, s.error_rate * 100.0, ms(s.p50_ms), ms(s.p95_ms), ms(s.p99_ms),
+            per(r.cpu.functions_ms_per_request), per(r.cpu.localcloud_ms_per_request)
+        );
+    }
+    html.push_str("</table>");
+    html
+}
+
+fn capacity(body: &mut String, results: &Results) {
+    if results.capacity.is_empty() {
+        return;
+    }
+    body.push_str("<h2>Conduit capacity (p95 &lt; 500 ms, p99 &lt; 1 s, errors &lt; 1 %)</h2><table><tr><th>variant</th><th>users held</th><th>steps</th></tr>");
+    for c in &results.capacity {
+        let steps: Vec<String> = c
+            .steps
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} users: {}",
+                    s.users,
+                    if s.held {
+                        "held".to_string()
+                    } else {
+                        s.violations.join(", ")
+                    }
+                )
+            })
+            .collect();
+        let held = c
+            .users_held
+            .map_or_else(|| "none".into(), |u| u.to_string());
+        let _ = write!(
+            body,
+            "<tr><td>{}</td><td>{held}</td><td>{}</td></tr>",
+            escape(&c.variant),
+            escape(&steps.join("; "))
+        );
+    }
+    body.push_str("</table>");
+}
+
+fn record_section(body: &mut String, r: &RunRecord) {
+    let _ = write!(body, "<section><h3>{}</h3>", escape(&title(r)));
+    let params: Vec<String> = r
+        .settings
+        .parameters
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let memory: Vec<String> = r
+        .settings
+        .memory_mb
+        .iter()
+        .map(|(k, v)| format!("{k}: {v:.0} MB"))
+        .collect();
+    let _ = write!(
+        body,
+        "<p>Load: Goose plan <code>{}</code> (original <code>{}</code>){}{}. Settings: {}; memory: {}; account concurrency {}.</p>",
+        escape(&r.load.shape.goose_plan()),
+        escape(&r.load.original_shape.goose_plan()),
+        r.load.size.map_or_else(String::new, |s| format!(", size {s}")),
+        r.load.think_time_s.map_or_else(|| ", closed loop, no think time".into(), |(a, b)| format!(", think time {a}-{b} s")),
+        escape(&params.join(", ")),
+        escape(&memory.join(", ")),
+        r.settings.account_concurrency_limit
+    );
+    if !r.failure_reasons.is_empty() {
+        let reasons: Vec<String> = r
+            .failure_reasons
+            .iter()
+            .map(|(k, v)| format!("{} x {v}", escape(k)))
+            .collect();
+        let _ = write!(body, "<p>Failures: {}</p>", reasons.join("; "));
+    }
+    let t = |f: fn(&crate::recorder::Point) -> Option<f64>| -> Vec<(f64, f64)> {
+        r.series
+            .iter()
+            .filter_map(|p| Some((p.t_s, f(p)?)))
+            .collect()
+    };
+    let latency = line_chart(
+        &format!("Latency of successful requests: {}", title(r)),
+        "seconds",
+        "ms",
+        &[
+            Series {
+                label: "p50",
+                color: COLORS[0],
+                points: t(|p| p.p50_ms),
+            },
+            Series {
+                label: "p95",
+                color: COLORS[3],
+                points: t(|p| p.p95_ms),
+            },
+            Series {
+                label: "p99",
+                color: COLORS[1],
+                points: t(|p| p.p99_ms),
+            },
+        ],
+    );
+    let throughput = line_chart(
+        &format!("Throughput: {}", title(r)),
+        "seconds",
+        "requests/s",
+        &[
+            Series {
+                label: "successful",
+                color: COLORS[2],
+                points: t(|p| Some(p.successful_rps)),
+            },
+            Series {
+                label: "failed",
+                color: COLORS[1],
+                points: t(|p| Some(p.failed_rps)),
+            },
+        ],
+    );
+    let _ = write!(body, "<div class=\"charts\">{latency}{throughput}</div>");
+    if let Some(m) = &r.metering {
+        body.push_str("<table><tr><th>function</th><th>memory MB</th><th>invocations</th><th>billed ms</th><th>cold starts</th><th>throttles</th><th>errors</th><th>CPU ms</th><th>peak concurrency</th></tr>");
+        for (name, f) in &m.functions {
+            let _ = write!(
+                body,
+                "<tr><td>{}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td></tr>",
+                escape(name), f.memory_mb, f.invocations, f.billed_ms, f.cold_starts, f.throttles, f.errors, f.cpu_ms, f.peak_concurrent_executions
+            );
+        }
+        for (name, q) in &m.queues {
+            let _ = write!(
+                body,
+                "<tr><td>queue {}</td><td colspan=\"8\">{:.0} billed SQS requests</td></tr>",
+                escape(name),
+                q.billed_requests
+            );
+        }
+        for (name, t) in &m.tables {
+            let _ = write!(body, "<tr><td>table {}</td><td colspan=\"8\">{:.1} read units, {:.1} write units</td></tr>", escape(name), t.read_units, t.write_units);
+        }
+        body.push_str("</table>");
+    }
+    if let Some(goose) = &r.goose_report {
+        let _ = write!(
+            body,
+            "<p>Goose's own report: <a href=\"{0}\">{0}</a></p>",
+            escape(goose)
+        );
+    }
+    body.push_str("</section>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testdata;
+
+    #[test]
+    fn report_has_every_variant_and_an_svg_per_chart() {
+        // GIVEN results with two records
+        let results = testdata::results();
+        // WHEN rendered
+        let html = render(&results);
+        // THEN each variant is there, with 2 charts per record plus the cost chart
+        for variant in results.variants() {
+            assert!(html.contains(&variant), "{variant} missing");
+        }
+        assert_eq!(html.matches("<svg").count(), 2 * results.records.len() + 1);
+        assert!(html.contains("Cost per million successful requests"));
+        assert!(html.contains("conduit-micro-queue: not deployed"));
+    }
+
+    #[test]
+    fn report_needs_nothing_from_the_network() {
+        let html = render(&testdata::results());
+        assert!(!html.contains("<script"));
+        assert!(!html.contains("src=\"http") && !html.contains("url(http"));
+        assert!(!html.contains("<link"));
+    }
+}

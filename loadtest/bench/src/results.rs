@@ -1,0 +1,183 @@
+//! `results.json`: one record per scenario x variant (and per sweep setting,
+//! per capacity step), with every figure and every setting that produced it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::cpu::CpuAccount;
+use crate::metering::RunMetering;
+use crate::plan::{LoadShape, Mode};
+use crate::recorder::{Point, Summary};
+use crate::sla::CapacityStep;
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Results {
+    pub schema_version: u32,
+    pub started_at: String,
+    pub finished_at: String,
+    pub mode: Mode,
+    /// How the original ramps were scaled, in words.
+    pub scaling: String,
+    pub target: String,
+    pub git_commit: String,
+    pub machine: Machine,
+    pub region: String,
+    pub price_table_version: String,
+    pub records: Vec<RunRecord>,
+    /// Most users held per Conduit variant.
+    pub capacity: Vec<CapacityResult>,
+    /// Scenario x variant pairs not run, and why.
+    pub skipped: Vec<Skipped>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    pub cores: usize,
+    pub memory_mb: u64,
+    pub cpu_model: String,
+    pub os: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecordKind {
+    /// A documented scenario at the template's settings.
+    Scenario,
+    /// The orders sweep: one concurrency / batch setting.
+    Sweep,
+    /// One step of the Conduit capacity search.
+    Capacity,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub kind: RecordKind,
+    pub scenario: String,
+    pub variant: String,
+    /// A short name for the setting (sweep: `max-concurrency=10,batch=1`).
+    pub setting: String,
+    pub started_at: String,
+    pub settings: Settings,
+    pub load: LoadSettings,
+    pub summary: Summary,
+    pub failure_reasons: BTreeMap<String, u64>,
+    pub series: Vec<Point>,
+    /// `None` where the target has no metering endpoint (localstack, aws).
+    pub metering: Option<RunMetering>,
+    pub cpu: CpuAccount,
+    pub cost: Option<CostFigures>,
+    /// Goose's own report, beside ours.
+    pub goose_report: Option<String>,
+}
+
+/// Every knob of the system under test for this run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    /// Template parameters in effect (defaults merged with overrides).
+    pub parameters: BTreeMap<String, String>,
+    /// Memory size (MB) of each of the variant's functions, as metered.
+    pub memory_mb: BTreeMap<String, f64>,
+    pub account_concurrency_limit: u32,
+    pub base_url: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadSettings {
+    pub shape: LoadShape,
+    pub original_shape: LoadShape,
+    /// Orders per request (orders scenarios).
+    pub size: Option<u32>,
+    pub think_time_s: Option<(u64, u64)>,
+    pub closed_loop: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CostFigures {
+    pub total_usd: f64,
+    /// Every request the clients made (failures too) divides this one.
+    pub usd_per_million_requests: f64,
+    /// The bill divided by successful requests only: what a useful answer costs.
+    pub usd_per_million_successful: Option<f64>,
+    pub by_service: BTreeMap<String, f64>,
+    pub dominant: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CapacityResult {
+    pub variant: String,
+    pub users_held: Option<u64>,
+    pub steps: Vec<CapacityStep>,
+    pub step_seconds: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Skipped {
+    pub scenario: String,
+    pub variant: String,
+    pub reason: String,
+}
+
+impl Results {
+    pub fn to_json(&self) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(self)
+    }
+
+    pub fn from_json(text: &str) -> serde_json::Result<Self> {
+        serde_json::from_str(text)
+    }
+
+    /// Variants in first-seen order.
+    pub fn variants(&self) -> Vec<String> {
+        let mut seen = Vec::new();
+        for r in &self.records {
+            if !seen.contains(&r.variant) {
+                seen.push(r.variant.clone());
+            }
+        }
+        seen
+    }
+}
+
+/// What this machine is, for the report.
+pub fn machine() -> Machine {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    Machine {
+        cores: std::thread::available_parallelism().map_or(0, |n| n.get()),
+        memory_mb: parse_meminfo_total_mb(&meminfo).unwrap_or(0),
+        cpu_model: parse_cpu_model(&cpuinfo).unwrap_or_else(|| "unknown".into()),
+        os: std::env::consts::OS.to_string(),
+    }
+}
+
+fn parse_cpu_model(cpuinfo: &str) -> Option<String> {
+    cpuinfo
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+}
+
+fn parse_meminfo_total_mb(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
+/// `git rev-parse HEAD`, or "unknown" outside a checkout.
+pub fn git_commit() -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+#[cfg(test)]
+#[path = "results_tests.rs"]
+mod tests;

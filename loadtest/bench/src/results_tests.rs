@@ -1,0 +1,81 @@
+use super::*;
+use crate::testdata;
+
+#[test]
+fn results_survive_a_json_round_trip() {
+    // GIVEN a complete results document
+    let results = testdata::results();
+    // WHEN written and read back
+    let text = results.to_json().unwrap();
+    let back = Results::from_json(&text).unwrap();
+    // THEN nothing is lost
+    assert_eq!(back, results);
+}
+
+#[test]
+fn every_record_states_its_settings_and_figures() {
+    let text = testdata::results().to_json().unwrap();
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for key in [
+        "schema_version",
+        "mode",
+        "scaling",
+        "git_commit",
+        "machine",
+        "records",
+        "capacity",
+        "skipped",
+    ] {
+        assert!(value.get(key).is_some(), "missing {key}");
+    }
+    for key in ["cores", "memory_mb", "cpu_model"] {
+        assert!(value["machine"].get(key).is_some(), "missing machine.{key}");
+    }
+    let record = &value["records"][0];
+    for pointer in [
+        "/settings/parameters/OrdersDelayMs",
+        "/settings/memory_mb",
+        "/settings/account_concurrency_limit",
+        "/load/shape/steps",
+        "/load/original_shape/steps",
+        "/summary/successful_rps",
+        "/summary/failed_rps",
+        "/summary/p95_ms",
+        "/summary/throttled",
+        "/cpu/functions_ms_per_request",
+        "/cpu/load_generator_saturated",
+        "/cost/usd_per_million_requests",
+        "/metering/functions",
+    ] {
+        assert!(record.pointer(pointer).is_some(), "missing {pointer}");
+    }
+}
+
+#[test]
+fn a_document_without_records_is_rejected() {
+    let mut value: serde_json::Value =
+        serde_json::from_str(&testdata::results().to_json().unwrap()).unwrap();
+    value.as_object_mut().unwrap().remove("records");
+    assert!(Results::from_json(&value.to_string()).is_err());
+}
+
+#[test]
+fn machine_facts_are_parsed_from_proc() {
+    assert_eq!(
+        parse_cpu_model("processor: 0\nmodel name\t: Neoverse-N1\n").as_deref(),
+        Some("Neoverse-N1")
+    );
+    assert_eq!(
+        parse_meminfo_total_mb("MemTotal:       4194304 kB\n"),
+        Some(4096)
+    );
+    assert_eq!(parse_meminfo_total_mb("nothing"), None);
+}
+
+#[test]
+fn variants_are_listed_once_in_order() {
+    assert_eq!(
+        testdata::results().variants(),
+        ["orders-direct", "orders-queue"]
+    );
+}

@@ -1,0 +1,266 @@
+//! Where the load goes. `local`: a `localcloud serve` child process per run
+//! (so its CPU is apart from the load generator's), metered through
+//! `/_localcloud/metrics`. `localstack` / `aws`: base URLs from flags or from a
+//! stack outputs document; the same scenarios, without the local metering.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use serde_json::Value;
+
+use crate::variants::Variant;
+
+/// Base URLs by API logical id, from either document the project produces:
+/// the local cloud's endpoints file (`{"apis": {"OrdersDirectApi": url}}`) or
+/// `aws cloudformation describe-stacks` (outputs `OrdersDirectUrl`, ...).
+pub fn api_urls_from_document(doc: &Value) -> BTreeMap<String, String> {
+    let mut urls = BTreeMap::new();
+    if let Some(apis) = doc.get("apis").and_then(Value::as_object) {
+        for (id, url) in apis {
+            if let Some(url) = url.as_str() {
+                urls.insert(id.clone(), url.trim_end_matches('/').to_string());
+            }
+        }
+    }
+    let outputs = doc
+        .pointer("/Stacks/0/Outputs")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten();
+    for output in outputs {
+        let (Some(key), Some(url)) = (
+            output.get("OutputKey").and_then(Value::as_str),
+            output.get("OutputValue").and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        // The template's convention: API `XApi` is published as output `XUrl`.
+        if let Some(stem) = key.strip_suffix("Url") {
+            urls.insert(format!("{stem}Api"), url.trim_end_matches('/').to_string());
+        }
+    }
+    urls
+}
+
+/// `variant=url` flags override the document's URLs.
+pub fn parse_url_flags(flags: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
+    let mut urls = BTreeMap::new();
+    for flag in flags {
+        let (variant, url) = flag
+            .split_once('=')
+            .with_context(|| format!("--url takes variant=URL, got {flag:?}"))?;
+        let variant = crate::variants::by_name(variant)
+            .with_context(|| format!("--url: unknown variant {variant:?}"))?;
+        urls.insert(
+            variant.api.to_string(),
+            url.trim_end_matches('/').to_string(),
+        );
+    }
+    Ok(urls)
+}
+
+/// A running `localcloud serve` with the project's template.
+pub struct LocalCloudProcess {
+    child: Child,
+    pub endpoint: String,
+    pub endpoints: Value,
+    pub pid: u32,
+}
+
+pub struct LocalLaunch<'a> {
+    pub binaries_dir: &'a Path,
+    pub template: &'a Path,
+    pub parameter_overrides: &'a BTreeMap<String, String>,
+    /// Endpoints file and function logs go here.
+    pub work_dir: &'a Path,
+}
+
+/// The function binaries the template needs, and the emulator itself.
+pub const REQUIRED_BINARIES: [&str; 3] = ["localcloud", "orders-api", "orders-backend"];
+
+pub fn check_binaries(binaries_dir: &Path) -> anyhow::Result<()> {
+    let missing: Vec<&str> = REQUIRED_BINARIES
+        .iter()
+        .copied()
+        .filter(|b| !binaries_dir.join(b).is_file())
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "missing binaries in {}: {}. Build them first: `cargo build --release --workspace --bins` \
+             (or pass --binaries-dir target/debug after `cargo build --workspace --bins`)",
+            binaries_dir.display(),
+            missing.join(", ")
+        );
+    }
+    Ok(())
+}
+
+impl LocalCloudProcess {
+    pub async fn start(launch: LocalLaunch<'_>) -> anyhow::Result<Self> {
+        check_binaries(launch.binaries_dir)?;
+        std::fs::create_dir_all(launch.work_dir)?;
+        let endpoints_file = launch.work_dir.join("endpoints.json");
+        let _ = std::fs::remove_file(&endpoints_file);
+        let mut command = Command::new(launch.binaries_dir.join("localcloud"));
+        command
+            .args(["serve", "--bind", "127.0.0.1:0", "--stack-name", "bench"])
+            .arg("--template")
+            .arg(launch.template)
+            .arg("--binaries-dir")
+            .arg(launch.binaries_dir)
+            .arg("--log-dir")
+            .arg(launch.work_dir.join("logs"))
+            .arg("--endpoints-file")
+            .arg(&endpoints_file)
+            .env("LOCALCLOUD_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(std::fs::File::create(
+                launch.work_dir.join("localcloud.log"),
+            )?));
+        if !launch.parameter_overrides.is_empty() {
+            command.arg("--parameter-overrides");
+            for (name, value) in launch.parameter_overrides {
+                command.arg(format!("{name}={value}"));
+            }
+        }
+        let mut child = command.spawn().context("cannot start localcloud")?;
+        let pid = child.id();
+        let endpoints = match wait_for_file(&mut child, &endpoints_file).await {
+            Ok(endpoints) => endpoints,
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                let log = launch.work_dir.join("localcloud.log");
+                return Err(e.context(format!("see {}", log.display())));
+            }
+        };
+        let endpoint = endpoints
+            .get("endpoint")
+            .and_then(Value::as_str)
+            .context("endpoints file has no `endpoint`")?
+            .to_string();
+        Ok(Self {
+            child,
+            endpoint,
+            endpoints,
+            pid,
+        })
+    }
+
+    pub fn api_urls(&self) -> BTreeMap<String, String> {
+        api_urls_from_document(&self.endpoints)
+    }
+
+    pub fn url_of(&self, variant: &Variant) -> Option<String> {
+        self.api_urls().get(variant.api).cloned()
+    }
+
+    /// Table names by logical id.
+    pub fn tables(&self) -> BTreeMap<String, String> {
+        serde_json::from_value(self.endpoints["tables"].clone()).unwrap_or_default()
+    }
+
+    pub async fn metrics(&self, client: &reqwest::Client) -> anyhow::Result<Value> {
+        let url = format!("{}/_localcloud/metrics", self.endpoint);
+        let response = client.get(&url).send().await.context("metrics")?;
+        if !response.status().is_success() {
+            bail!("GET {url}: {}", response.status());
+        }
+        Ok(response.json().await?)
+    }
+
+    /// SIGINT, so the local cloud stops its function processes; then kill.
+    pub async fn stop(mut self) {
+        let _ = Command::new("kill")
+            .args(["-INT", &self.pid.to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for LocalCloudProcess {
+    fn drop(&mut self) {
+        // A panic or an early return must not leave the emulator running.
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+async fn wait_for_file(child: &mut Child, path: &PathBuf) -> anyhow::Result<Value> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(status) = child.try_wait()? {
+            bail!("localcloud exited before it was ready ({status})");
+        }
+        if let Ok(text) = std::fs::read_to_string(path) {
+            if let Ok(value) = serde_json::from_str::<Value>(&text) {
+                return Ok(value);
+            }
+        }
+        if Instant::now() > deadline {
+            bail!("localcloud did not write {} within 60 s", path.display());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn endpoints_file_gives_urls_by_logical_id() {
+        let doc = json!({"endpoint": "http://127.0.0.1:4566",
+            "apis": {"OrdersDirectApi": "http://127.0.0.1:4001/", "OrdersQueueApi": "http://127.0.0.1:4002"}});
+        let urls = api_urls_from_document(&doc);
+        assert_eq!(urls["OrdersDirectApi"], "http://127.0.0.1:4001");
+        assert_eq!(urls.len(), 2);
+    }
+
+    #[test]
+    fn describe_stacks_outputs_map_url_to_api() {
+        let doc = json!({"Stacks": [{"Outputs": [
+            {"OutputKey": "OrdersQueueUrl", "OutputValue": "https://abc.execute-api.eu-west-1.amazonaws.com"},
+            {"OutputKey": "SomethingElse", "OutputValue": "x"}]}]});
+        let urls = api_urls_from_document(&doc);
+        assert_eq!(
+            urls["OrdersQueueApi"],
+            "https://abc.execute-api.eu-west-1.amazonaws.com"
+        );
+        assert_eq!(urls.len(), 1);
+    }
+
+    #[test]
+    fn url_flags_name_variants() {
+        let urls = parse_url_flags(&["orders-direct=http://h:1/".into()]).unwrap();
+        assert_eq!(urls["OrdersDirectApi"], "http://h:1");
+        assert!(parse_url_flags(&["nope=http://x".into()]).is_err());
+        assert!(parse_url_flags(&["orders-direct".into()]).is_err());
+    }
+
+    #[test]
+    fn missing_binaries_say_how_to_build_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = check_binaries(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("cargo build --release --workspace --bins"),
+            "{err}"
+        );
+        assert!(err.contains("orders-api"));
+    }
+}
