@@ -12,6 +12,7 @@
 #![allow(clippy::result_large_err)]
 
 mod api;
+mod consumer;
 pub mod error;
 mod handle;
 pub mod message_attrs;

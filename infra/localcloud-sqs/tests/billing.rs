@@ -235,3 +235,60 @@ async fn metrics_serialise_for_the_cost_model() {
     let billed = json["billed_requests"].as_u64().unwrap();
     assert_eq!(billed, queue["billed_requests"].as_u64().unwrap() + 1);
 }
+
+#[tokio::test]
+async fn queue_consumer_contract_receives_deletes_and_reports_visibility() {
+    use localcloud_core::QueueConsumer;
+    // GIVEN a queue with one message carrying a binary attribute
+    let cloud = start().await;
+    let mut attributes = BTreeMap::new();
+    attributes.insert("VisibilityTimeout".to_string(), "45".to_string());
+    let info = cloud.service.create_queue("consumed", &attributes).unwrap();
+    let mut message_attributes = localcloud_sqs::MessageAttributes::new();
+    message_attributes.insert(
+        "blob".into(),
+        localcloud_sqs::MessageAttribute {
+            data_type: "Binary".into(),
+            value: localcloud_sqs::AttributeValue::Binary(vec![1, 2]),
+        },
+    );
+    let request = SendRequest {
+        body: "payload".into(),
+        attributes: message_attributes,
+        ..Default::default()
+    };
+    cloud.service.send_message(&info.arn, request).unwrap();
+    cloud.service.reset();
+    let consumer: &dyn QueueConsumer = cloud.service.as_ref();
+    // WHEN a poller uses the core contract
+    let visibility = consumer.visibility_timeout(&info.arn).await.unwrap();
+    let got = consumer
+        .receive(&info.arn, 10, Duration::from_millis(50))
+        .await
+        .unwrap();
+    let handles = vec![got[0].receipt_handle.clone()];
+    consumer.delete(&info.arn, &handles).await.unwrap();
+    // THEN it saw everything the SQS event needs, and was billed like API calls
+    assert_eq!(visibility, Duration::from_secs(45));
+    assert_eq!(got[0].body, "payload");
+    assert!(got[0]
+        .attributes
+        .contains(&("ApproximateReceiveCount".to_string(), "1".to_string())));
+    assert_eq!(got[0].message_attributes[0].binary_value, Some(vec![1, 2]));
+    assert!(got[0].md5_of_message_attributes.is_some());
+    let empty = consumer
+        .receive(&info.arn, 10, Duration::ZERO)
+        .await
+        .unwrap();
+    assert!(empty.is_empty());
+    let bad = consumer
+        .delete(&info.arn, &["junk".to_string()])
+        .await
+        .unwrap_err();
+    assert_eq!(bad.code(), "ReceiptHandleIsInvalid");
+    let q = &cloud.service.metrics().queues[&info.arn];
+    assert_eq!(q.api_calls["ReceiveMessage"], 2);
+    assert_eq!(q.api_calls["DeleteMessageBatch"], 2);
+    assert_eq!(q.billed_requests, 4);
+    assert_eq!(q.messages_deleted, 1);
+}
