@@ -247,3 +247,77 @@ async fn sdk_get_function_describes_the_configuration() {
     assert_eq!(config_only.handler(), Some("bootstrap"));
     local.stop().await;
 }
+
+#[tokio::test]
+async fn sdk_gets_resource_not_found_for_unpublished_versions_and_foreign_accounts() {
+    let local = local(vec![function("echo", "echo")]).await;
+
+    let version = local
+        .client
+        .invoke()
+        .function_name("echo")
+        .qualifier("live")
+        .send()
+        .await
+        .unwrap_err();
+    let foreign = local
+        .client
+        .invoke()
+        .function_name("arn:aws:lambda:us-east-1:999999999999:function:echo")
+        .send()
+        .await
+        .unwrap_err();
+
+    let version = version.into_service_error();
+    assert!(version.is_resource_not_found_exception(), "{version:?}");
+    assert_eq!(
+        aws_sdk_lambda::error::ProvideErrorMetadata::message(&version),
+        Some("Function not found: arn:aws:lambda:us-east-1:000000000000:function:echo:live")
+    );
+    assert!(foreign
+        .into_service_error()
+        .is_resource_not_found_exception());
+    assert!(local.service.records().is_empty());
+    local.stop().await;
+}
+
+#[tokio::test]
+async fn other_lambda_operations_are_refused_and_other_paths_fall_through() {
+    use localcloud_core::Handler;
+    let service = start(config(vec![function("echo", "echo")]));
+    let dispatcher = Dispatcher::new().with_path(service.clone());
+    let request = |method: &str, path: &str| {
+        http::Request::builder()
+            .method(method)
+            .uri(path)
+            .body(bytes::Bytes::new())
+            .unwrap()
+    };
+
+    let delete = dispatcher
+        .call(request("DELETE", "/2015-03-31/functions/echo"))
+        .await;
+    let elsewhere = dispatcher.call(request("GET", "/health")).await;
+    let bad_type = dispatcher
+        .call(
+            http::Request::post("/2015-03-31/functions/echo/invocations")
+                .header("x-amz-invocation-type", "Sometimes")
+                .body(bytes::Bytes::new())
+                .unwrap(),
+        )
+        .await;
+
+    assert_eq!(delete.status(), 404);
+    assert_eq!(
+        delete.headers()["x-amzn-errortype"],
+        "UnknownOperationException"
+    );
+    assert_eq!(elsewhere.status(), 404);
+    assert!(!elsewhere.headers().contains_key("x-amzn-errortype"));
+    assert_eq!(bad_type.status(), 400);
+    assert_eq!(
+        bad_type.headers()["x-amzn-errortype"],
+        "InvalidParameterValueException"
+    );
+    service.shutdown().await;
+}
