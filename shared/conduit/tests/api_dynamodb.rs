@@ -101,6 +101,7 @@ macro_rules! all_cases {
                 seeded_data_is_served_like_data_written_through_the_api,
                 update_from_a_stale_read_moves_the_stored_tags,
                 delete_from_a_stale_read_removes_the_stored_tags,
+                rename_from_a_stale_read_leaves_no_stale_username_claim,
             ]
         );
     };
@@ -444,4 +445,33 @@ async fn delete_from_a_stale_read_removes_the_stored_tags(local: &Local) {
     let (_, by_c) = c.call(Method::GET, "/api/articles?tag=c", None, None).await;
     assert_eq!(by_c["articlesCount"], 0);
     assert_eq!(by_c["articles"], json!([]));
+}
+
+async fn rename_from_a_stale_read_leaves_no_stale_username_claim(local: &Local) {
+    // GIVEN jake read by one writer, then renamed to "jacob" by another
+    let c = &local.client;
+    let token = c.register("jake").await;
+    let stale = c.app.users.by_username("jake").await.unwrap().unwrap();
+    let (status, _) = c
+        .call(
+            Method::PUT,
+            "/api/user",
+            Some(&token),
+            Some(json!({"user": {"username": "jacob"}})),
+        )
+        .await;
+    assert_eq!(status, 200);
+    // WHEN the first writer renames from its stale read
+    let renamed = conduit::model::User {
+        username: "jay".into(),
+        ..stale.clone()
+    };
+    let result = c.app.users.update(&stale, &renamed).await;
+    // THEN it fails, and names map to the stored user only
+    assert!(result.is_err());
+    assert!(c.app.users.by_username("jay").await.unwrap().is_none());
+    assert_eq!(
+        c.app.users.by_username("jacob").await.unwrap().unwrap().id,
+        stale.id
+    );
 }

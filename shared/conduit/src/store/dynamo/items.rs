@@ -251,6 +251,27 @@ pub fn delete(table: &str, key: Item, condition: Option<&str>) -> StoreResult<Tr
     Ok(TransactWriteItem::builder().delete(delete).build())
 }
 
+/// A Put whose condition needs its own names and values.
+pub fn put_when(
+    table: &str,
+    item: Item,
+    condition: &str,
+    attr_names: &[(&str, &str)],
+    values: Vec<(&str, AttributeValue)>,
+) -> StoreResult<TransactWriteItem> {
+    let put = Put::builder()
+        .table_name(table)
+        .set_item(Some(item))
+        .condition_expression(condition)
+        .set_expression_attribute_names(Some(names(attr_names)))
+        .set_expression_attribute_values(Some(
+            values.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+        ))
+        .build()
+        .map_err(backend)?;
+    Ok(TransactWriteItem::builder().put(put).build())
+}
+
 /// A Delete whose condition needs its own names and values.
 pub fn delete_when(
     table: &str,

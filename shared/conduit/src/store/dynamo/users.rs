@@ -5,14 +5,13 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
 
 use super::items::{
-    backend, batch_get, delete, get_opt_s, get_s, hit, key, put, put_opt_s, s, transact, Item,
-    TxOutcome,
+    backend, batch_get, delete, get_opt_s, get_s, hit, key, put, put_opt_s, put_when, s, transact,
+    Item, TxOutcome,
 };
 use crate::model::{User, UserId};
 use crate::store::{StoreError, StoreResult, UserStore};
 
 const NOT_EXISTS: &str = "attribute_not_exists(#pk)";
-const EXISTS: &str = "attribute_exists(#pk)";
 
 pub struct DynamoUsers {
     client: Client,
@@ -156,7 +155,15 @@ impl UserStore for DynamoUsers {
     /// or email changes; a taken new value cancels everything.
     async fn update(&self, old: &User, new: &User) -> StoreResult<()> {
         let t = &self.table;
-        let mut actions = vec![put(t, to_item(new), Some(EXISTS))?];
+        // Conditional on the username and email read: the guards we move are the
+        // stored ones, so a concurrent rename cannot leave a stale guard behind.
+        let mut actions = vec![put_when(
+            t,
+            to_item(new),
+            "#u = :u AND #e = :e",
+            &[("#u", "username"), ("#e", "email")],
+            vec![(":u", s(&old.username)), (":e", s(&old.email))],
+        )?];
         let mut claims = Vec::new();
         if old.username != new.username {
             claims.push((actions.len(), "username"));
@@ -184,7 +191,10 @@ impl UserStore for DynamoUsers {
             TxOutcome::Done => Ok(()),
             TxOutcome::ConditionFailed(failed) => {
                 if hit(&failed, 0) {
-                    return Err(StoreError::NotFound("user"));
+                    return match self.by_id(&old.id).await? {
+                        None => Err(StoreError::NotFound("user")),
+                        Some(_) => Err(StoreError::backend("user changed by a concurrent update")),
+                    };
                 }
                 let field = claims
                     .iter()
