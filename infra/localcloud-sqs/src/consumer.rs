@@ -23,8 +23,9 @@ impl QueueConsumer for SqsService {
         Ok(received.into_iter().map(to_queue_message).collect())
     }
 
-    /// One DeleteMessageBatch: 1 to 10 handles; the first failed entry, if
-    /// any, is the error (the others are deleted all the same).
+    /// One DeleteMessageBatch of 1 to 10 handles. Per-entry failures (a
+    /// stale FIFO handle) are not the poller's concern: the message comes
+    /// back, as on AWS.
     async fn delete(&self, queue_arn: &str, receipt_handles: &[String]) -> Result<(), AwsError> {
         if receipt_handles.is_empty() {
             return Err(error::empty_batch_request("DeleteMessageBatchRequestEntry"));
@@ -32,10 +33,7 @@ impl QueueConsumer for SqsService {
         if receipt_handles.len() > 10 {
             return Err(error::too_many_entries(receipt_handles.len()));
         }
-        SqsService::delete(self, queue_arn, receipt_handles)?
-            .into_iter()
-            .find_map(Result::err)
-            .map_or(Ok(()), Err)
+        SqsService::delete(self, queue_arn, receipt_handles).map(|_| ())
     }
 
     /// Read internally, as Lambda does; not a billed GetQueueAttributes.

@@ -281,11 +281,14 @@ async fn queue_consumer_contract_receives_deletes_and_reports_visibility() {
         .await
         .unwrap();
     assert!(empty.is_empty());
-    let bad = consumer
+    // A stale or bad handle is not the poller's error; too many handles is.
+    consumer
         .delete(&info.arn, &["junk".to_string()])
         .await
-        .unwrap_err();
-    assert_eq!(bad.code(), "ReceiptHandleIsInvalid");
+        .unwrap();
+    let too_many = vec![handles[0].clone(); 11];
+    let err = consumer.delete(&info.arn, &too_many).await.unwrap_err();
+    assert_eq!(err.code(), "TooManyEntriesInBatchRequest");
     let q = &cloud.service.metrics().queues[&info.arn];
     assert_eq!(q.api_calls["ReceiveMessage"], 2);
     assert_eq!(q.api_calls["DeleteMessageBatch"], 2);
