@@ -1,0 +1,153 @@
+//! Author cards and "following" in parallel. The conduit logic asks users for
+//! the cards of a set of authors, then profiles which of them the viewer
+//! follows: two dependent-looking calls that are in fact independent (both
+//! only need the author ids). While a request is served, its viewer is known
+//! (tokens are checked locally), so the users store asks both owners at once
+//! and keeps the "following" answer for the follows store to return.
+//! The memo lives for one request only: nothing is cached across requests.
+
+use std::collections::HashSet;
+use std::future::Future;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use conduit::model::{User, UserId};
+use conduit::store::{FollowStore, StoreResult, UserStore};
+use conduit::{ApiRequest, ApiResponse, App};
+use parking_lot::Mutex;
+
+/// (viewer, candidates asked, those the viewer follows).
+type Answer = (UserId, Vec<UserId>, HashSet<UserId>);
+
+#[derive(Clone, Default)]
+struct RequestScope {
+    viewer: Option<UserId>,
+    answers: Arc<Mutex<Vec<Answer>>>,
+}
+
+tokio::task_local! {
+    static REQUEST: RequestScope;
+}
+
+/// Serves one public request; its viewer (if its token is valid) is known to
+/// the stores while it runs.
+pub async fn serve(app: &App, request: ApiRequest) -> ApiResponse {
+    let viewer = app.viewer(&request.headers).ok().flatten();
+    with_viewer(viewer, conduit::handle(app, request)).await
+}
+
+pub async fn with_viewer<F: Future>(viewer: Option<UserId>, work: F) -> F::Output {
+    let scope = RequestScope {
+        viewer,
+        answers: Arc::default(),
+    };
+    REQUEST.scope(scope, work).await
+}
+
+fn current() -> Option<RequestScope> {
+    REQUEST.try_with(Clone::clone).ok()
+}
+
+/// Wraps `users` so that a batch of cards also fetches "following" for the
+/// request's viewer from `follows`, and `follows` so that it answers from it.
+pub fn pair(
+    users: Arc<dyn UserStore>,
+    follows: Arc<dyn FollowStore>,
+) -> (Arc<dyn UserStore>, Arc<dyn FollowStore>) {
+    (
+        Arc::new(PrefetchingUsers {
+            users,
+            follows: follows.clone(),
+        }),
+        Arc::new(PrefetchedFollows { follows }),
+    )
+}
+
+struct PrefetchingUsers {
+    users: Arc<dyn UserStore>,
+    follows: Arc<dyn FollowStore>,
+}
+
+#[async_trait]
+impl UserStore for PrefetchingUsers {
+    async fn create(&self, user: &User) -> StoreResult<()> {
+        self.users.create(user).await
+    }
+    async fn by_id(&self, id: &UserId) -> StoreResult<Option<User>> {
+        self.users.by_id(id).await
+    }
+    async fn by_username(&self, username: &str) -> StoreResult<Option<User>> {
+        self.users.by_username(username).await
+    }
+    async fn by_email(&self, email: &str) -> StoreResult<Option<User>> {
+        self.users.by_email(email).await
+    }
+    async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<User>> {
+        let scope = current();
+        let viewer = scope.as_ref().and_then(|s| s.viewer.clone());
+        let (Some(scope), Some(viewer)) = (scope, viewer) else {
+            return self.users.users_by_ids(ids).await;
+        };
+        if ids.is_empty() {
+            return self.users.users_by_ids(ids).await;
+        }
+        let (users, followed) = futures::join!(
+            self.users.users_by_ids(ids),
+            self.follows.followed_among(&viewer, ids)
+        );
+        // A failed prefetch is not remembered: the real call will report it.
+        if let Ok(followed) = followed {
+            scope.answers.lock().push((viewer, ids.to_vec(), followed));
+        }
+        users
+    }
+    async fn update(&self, old: &User, new: &User) -> StoreResult<()> {
+        self.users.update(old, new).await
+    }
+}
+
+struct PrefetchedFollows {
+    follows: Arc<dyn FollowStore>,
+}
+
+#[async_trait]
+impl FollowStore for PrefetchedFollows {
+    async fn follow(&self, follower: &UserId, followee: &UserId) -> StoreResult<()> {
+        self.follows.follow(follower, followee).await
+    }
+    async fn unfollow(&self, follower: &UserId, followee: &UserId) -> StoreResult<()> {
+        self.follows.unfollow(follower, followee).await
+    }
+    async fn followed_among(
+        &self,
+        viewer: &UserId,
+        candidates: &[UserId],
+    ) -> StoreResult<HashSet<UserId>> {
+        if let Some(known) = current().and_then(|scope| answered(&scope, viewer, candidates)) {
+            return Ok(known);
+        }
+        self.follows.followed_among(viewer, candidates).await
+    }
+    async fn followees(&self, viewer: &UserId) -> StoreResult<Vec<UserId>> {
+        self.follows.followees(viewer).await
+    }
+}
+
+/// The prefetched answer covering every candidate, if there is one.
+fn answered(
+    scope: &RequestScope,
+    viewer: &UserId,
+    candidates: &[UserId],
+) -> Option<HashSet<UserId>> {
+    let answers = scope.answers.lock();
+    let (_, _, followed) = answers
+        .iter()
+        .find(|(v, asked, _)| v == viewer && candidates.iter().all(|c| asked.contains(c)))?;
+    Some(
+        candidates
+            .iter()
+            .filter(|c| followed.contains(*c))
+            .cloned()
+            .collect(),
+    )
+}

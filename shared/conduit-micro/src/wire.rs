@@ -1,0 +1,189 @@
+//! The internal API between the services: one request type naming every
+//! operation an owner offers, and the records it answers with. The same JSON
+//! travels as a direct Invoke payload and as the payload of a queue request.
+
+use conduit::model::{Article, ArticleId, Timestamp, User, UserId};
+use serde::{Deserialize, Serialize};
+
+/// Every operation is a batch or a single lookup by key: callers never loop.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum InternalRequest {
+    /// users: author cards of the users that exist among `ids`.
+    UsersByIds { ids: Vec<UserId> },
+    /// users: the card of one user, by name.
+    UserByUsername { username: String },
+    /// users: the card of one user, by id.
+    UserById { id: UserId },
+    /// profiles: which of `candidates` `viewer` follows.
+    FollowedAmong {
+        viewer: UserId,
+        candidates: Vec<UserId>,
+    },
+    /// profiles: everyone `viewer` follows (the feed).
+    Followees { viewer: UserId },
+    /// articles: the article with this slug (comments resolve slug to id).
+    ArticleBySlug { slug: String },
+    /// comments: drop the comments of a deleted article.
+    DeleteCommentsOf { article: ArticleId },
+}
+
+impl InternalRequest {
+    /// The service that answers this request.
+    pub fn owner(&self) -> crate::Service {
+        use crate::Service;
+        match self {
+            Self::UsersByIds { .. } | Self::UserByUsername { .. } | Self::UserById { .. } => {
+                Service::Users
+            }
+            Self::FollowedAmong { .. } | Self::Followees { .. } => Service::Profiles,
+            Self::ArticleBySlug { .. } => Service::Articles,
+            Self::DeleteCommentsOf { .. } => Service::Comments,
+        }
+    }
+
+    /// The operation's name, as it appears on the wire and in logs.
+    pub fn op(&self) -> &'static str {
+        match self {
+            Self::UsersByIds { .. } => "usersByIds",
+            Self::UserByUsername { .. } => "userByUsername",
+            Self::UserById { .. } => "userById",
+            Self::FollowedAmong { .. } => "followedAmong",
+            Self::Followees { .. } => "followees",
+            Self::ArticleBySlug { .. } => "articleBySlug",
+            Self::DeleteCommentsOf { .. } => "deleteCommentsOf",
+        }
+    }
+}
+
+/// What other services may know of a user: no email, no password hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserCard {
+    pub id: UserId,
+    pub username: String,
+    pub bio: Option<String>,
+    pub image: Option<String>,
+}
+
+impl From<User> for UserCard {
+    fn from(user: User) -> Self {
+        Self {
+            id: user.id,
+            username: user.username,
+            bio: user.bio,
+            image: user.image,
+        }
+    }
+}
+
+impl From<UserCard> for User {
+    /// The private fields stay empty: only the users service reads them
+    /// (login and account updates are its routes).
+    fn from(card: UserCard) -> Self {
+        Self {
+            id: card.id,
+            username: card.username,
+            email: String::new(),
+            password_hash: String::new(),
+            bio: card.bio,
+            image: card.image,
+        }
+    }
+}
+
+/// An article as the articles service hands it out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArticleRecord {
+    pub id: ArticleId,
+    pub slug: String,
+    pub title: String,
+    pub description: String,
+    pub body: String,
+    pub tags: Vec<String>,
+    pub author_id: UserId,
+    pub created_at_ms: i64,
+    pub updated_at_ms: i64,
+    pub favorites_count: i64,
+}
+
+impl From<Article> for ArticleRecord {
+    fn from(a: Article) -> Self {
+        Self {
+            id: a.id,
+            slug: a.slug,
+            title: a.title,
+            description: a.description,
+            body: a.body,
+            tags: a.tags,
+            author_id: a.author_id,
+            created_at_ms: a.created_at.millis(),
+            updated_at_ms: a.updated_at.millis(),
+            favorites_count: a.favorites_count,
+        }
+    }
+}
+
+impl From<ArticleRecord> for Article {
+    fn from(a: ArticleRecord) -> Self {
+        Self {
+            id: a.id,
+            slug: a.slug,
+            title: a.title,
+            description: a.description,
+            body: a.body,
+            tags: a.tags,
+            author_id: a.author_id,
+            created_at: Timestamp(a.created_at_ms),
+            updated_at: Timestamp(a.updated_at_ms),
+            favorites_count: a.favorites_count,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn requests_are_tagged_by_op_with_camel_case_fields() {
+        let request = InternalRequest::FollowedAmong {
+            viewer: "v".into(),
+            candidates: vec!["a".into()],
+        };
+        let value = serde_json::to_value(&request).unwrap();
+        assert_eq!(
+            value,
+            json!({"op": "followedAmong", "viewer": "v", "candidates": ["a"]})
+        );
+        assert_eq!(value["op"], request.op());
+        let back: InternalRequest = serde_json::from_value(value).unwrap();
+        assert_eq!(back, request);
+    }
+
+    #[test]
+    fn unknown_ops_and_missing_fields_are_rejected() {
+        assert!(serde_json::from_value::<InternalRequest>(json!({"op": "dropTables"})).is_err());
+        assert!(serde_json::from_value::<InternalRequest>(json!({"op": "usersByIds"})).is_err());
+    }
+
+    #[test]
+    fn a_user_card_carries_no_email_and_no_password_hash() {
+        let user = User {
+            id: "1".into(),
+            username: "jake".into(),
+            email: "jake@jake.jake".into(),
+            password_hash: "$argon2id$secret".into(),
+            bio: Some("bio".into()),
+            image: None,
+        };
+        let text = serde_json::to_string(&UserCard::from(user)).unwrap();
+        assert!(!text.contains("jake@jake.jake"), "{text}");
+        assert!(!text.contains("argon2"), "{text}");
+        let back = User::from(serde_json::from_str::<UserCard>(&text).unwrap());
+        assert_eq!(back.username, "jake");
+        assert_eq!(back.bio.as_deref(), Some("bio"));
+    }
+}
