@@ -582,3 +582,190 @@ async fn generated_sequences_behave_like_dynamodb_local() {
     eprintln!("ConsumedCapacity differs (expected, see divergences) in: {counts:?}");
     server.shutdown().await;
 }
+
+/// CreateTable requests, valid and not, for the control-plane comparison.
+fn create_table_cases(prefix: &str) -> Vec<Value> {
+    let attr = |n: &str, t: &str| json!({"AttributeName": n, "AttributeType": t});
+    let key = |n: &str, t: &str| json!({"AttributeName": n, "KeyType": t});
+    let base = |name: &str| {
+        json!({"TableName": format!("{prefix}-{name}"), "BillingMode": "PAY_PER_REQUEST",
+            "KeySchema": [key("pk", "HASH"), key("sk", "RANGE")],
+            "AttributeDefinitions": [attr("pk", "S"), attr("sk", "N")]})
+    };
+    let with = |name: &str, extra: Value| {
+        let mut body = base(name);
+        for (k, v) in extra.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        body
+    };
+    vec![
+        base("plain"),
+        base("plain"),
+        with(
+            "indexed",
+            json!({
+            "AttributeDefinitions": [attr("pk", "S"), attr("sk", "N"), attr("g", "S"), attr("l", "N")],
+            "GlobalSecondaryIndexes": [{"IndexName": "gsi", "KeySchema": [key("g", "HASH"), key("sk", "RANGE")],
+                "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["a"]}}],
+            "LocalSecondaryIndexes": [{"IndexName": "lsi", "KeySchema": [key("pk", "HASH"), key("l", "RANGE")],
+                "Projection": {"ProjectionType": "KEYS_ONLY"}}]}),
+        ),
+        with(
+            "prov",
+            json!({"BillingMode": "PROVISIONED", "ProvisionedThroughput": {"ReadCapacityUnits": 3, "WriteCapacityUnits": 4}}),
+        ),
+        with("noprov", json!({"BillingMode": "PROVISIONED"})),
+        with(
+            "unused",
+            json!({"AttributeDefinitions": [attr("pk", "S"), attr("sk", "N"), attr("x", "S")]}),
+        ),
+        with(
+            "undefined",
+            json!({"AttributeDefinitions": [attr("pk", "S")]}),
+        ),
+        with(
+            "range-first",
+            json!({"KeySchema": [key("sk", "RANGE"), key("pk", "HASH")]}),
+        ),
+        with(
+            "bad-type",
+            json!({"AttributeDefinitions": [attr("pk", "X"), attr("sk", "N")]}),
+        ),
+        with(
+            "lsi-hash",
+            json!({
+            "AttributeDefinitions": [attr("pk", "S"), attr("sk", "N"), attr("l", "N")],
+            "LocalSecondaryIndexes": [{"IndexName": "lsi", "KeySchema": [key("l", "HASH"), key("sk", "RANGE")],
+                "Projection": {"ProjectionType": "ALL"}}]}),
+        ),
+        with(
+            "include-empty",
+            json!({
+            "AttributeDefinitions": [attr("pk", "S"), attr("sk", "N"), attr("g", "S")],
+            "GlobalSecondaryIndexes": [{"IndexName": "gsi", "KeySchema": [key("g", "HASH")],
+                "Projection": {"ProjectionType": "INCLUDE"}}]}),
+        ),
+        with(
+            "dup-index",
+            json!({
+            "AttributeDefinitions": [attr("pk", "S"), attr("sk", "N"), attr("g", "S")],
+            "GlobalSecondaryIndexes": [
+                {"IndexName": "gsi", "KeySchema": [key("g", "HASH")], "Projection": {"ProjectionType": "ALL"}},
+                {"IndexName": "gsi", "KeySchema": [key("g", "HASH")], "Projection": {"ProjectionType": "ALL"}}]}),
+        ),
+        json!({"TableName": "x", "KeySchema": [key("pk", "HASH")], "AttributeDefinitions": [attr("pk", "S")], "BillingMode": "PAY_PER_REQUEST"}),
+    ]
+}
+
+/// A TableDescription without what legitimately differs: times, ARNs, ids.
+fn description_shape(mut table: Value) -> Value {
+    fn strip(v: &mut Value) {
+        if let Value::Object(map) = v {
+            for k in [
+                "CreationDateTime",
+                "LastUpdateToPayPerRequestDateTime",
+                "TableArn",
+                "TableId",
+                "IndexArn",
+                "LastIncreaseDateTime",
+                "LastDecreaseDateTime",
+                "DeletionProtectionEnabled",
+                "NumberOfDecreasesToday",
+                "IndexSizeBytes",
+            ] {
+                map.remove(k);
+            }
+            map.values_mut().for_each(strip);
+        } else if let Value::Array(xs) = v {
+            xs.iter_mut().for_each(strip);
+        }
+    }
+    strip(&mut table);
+    normalise_value(&mut table);
+    table
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_and_describe_table_behave_like_dynamodb_local() {
+    let Ok(oracle_url) = std::env::var("DYNAMODB_LOCAL_ENDPOINT") else {
+        if std::env::var("LOCALCLOUD_REQUIRE_ORACLES").as_deref() == Ok("1") {
+            panic!("LOCALCLOUD_REQUIRE_ORACLES=1 but DYNAMODB_LOCAL_ENDPOINT is unset");
+        }
+        eprintln!("skipped: DYNAMODB_LOCAL_ENDPOINT is unset");
+        return;
+    };
+    let db = DynamoDb::new(DynamoDbConfig::default());
+    let server = serve_on_ephemeral_port(Arc::new(Dispatcher::new().with_json(db)))
+        .await
+        .unwrap();
+    let ours = endpoint(format!("http://{}/", server.addr));
+    let oracle = endpoint(oracle_url);
+    let prefix = format!(
+        "ctl-{}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis()
+    );
+    for body in create_table_cases(&prefix) {
+        let (s1, b1) = ours.call("CreateTable", &body).await;
+        let (s2, b2) = oracle.call("CreateTable", &body).await;
+        let shape = |status: u16, body: Value| {
+            if status == 200 {
+                description_shape(body)
+            } else {
+                observable(false, status, body)
+            }
+        };
+        assert_eq!(shape(s1, b1), shape(s2, b2), "CreateTable {body}");
+        if s1 != 200 {
+            continue;
+        }
+        let name = body["TableName"].clone();
+        let item = json!({"pk": {"S": "a"}, "sk": {"N": "1"}, "g": {"S": "x"}, "l": {"N": "2"}, "a": {"S": "kept"}, "b": {"S": "dropped"}});
+        for endpoint in [&ours, &oracle] {
+            let (status, _) = endpoint
+                .call("PutItem", &json!({"TableName": name, "Item": item}))
+                .await;
+            assert_eq!(status, 200);
+        }
+        let (_, d1) = ours
+            .call("DescribeTable", &json!({"TableName": name}))
+            .await;
+        let (_, d2) = oracle
+            .call("DescribeTable", &json!({"TableName": name}))
+            .await;
+        assert_eq!(
+            description_shape(d1),
+            description_shape(d2),
+            "DescribeTable after {body}"
+        );
+        let (_, x1) = ours.call("DeleteTable", &json!({"TableName": name})).await;
+        let (_, x2) = oracle
+            .call("DeleteTable", &json!({"TableName": name}))
+            .await;
+        assert_eq!(
+            x1["TableDescription"]["TableName"],
+            x2["TableDescription"]["TableName"]
+        );
+    }
+    let (s1, b1) = ours
+        .call(
+            "DescribeTable",
+            &json!({"TableName": format!("{prefix}-plain")}),
+        )
+        .await;
+    let (s2, b2) = oracle
+        .call(
+            "DescribeTable",
+            &json!({"TableName": format!("{prefix}-plain")}),
+        )
+        .await;
+    assert_eq!(
+        observable(false, s1, b1),
+        observable(false, s2, b2),
+        "a deleted table is gone"
+    );
+    server.shutdown().await;
+}
