@@ -29,6 +29,9 @@ pub struct LambdaConfig {
     pub async_max_event_age: Duration,
     /// Limit for the init phase (AWS: 10 s).
     pub init_timeout: Duration,
+    /// Invocation records kept for `records()`; older ones are dropped (the
+    /// totals in `metrics()` still count them).
+    pub max_records: usize,
     pub functions: Vec<FunctionConfig>,
 }
 
@@ -45,6 +48,7 @@ impl Default for LambdaConfig {
             async_throttle_delay: Duration::from_secs(1),
             async_max_event_age: Duration::from_secs(6 * 3600),
             init_timeout: Duration::from_secs(10),
+            max_records: 1_000_000,
             functions: Vec::new(),
         }
     }

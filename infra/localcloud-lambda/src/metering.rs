@@ -1,7 +1,7 @@
 //! One record per invocation, the REPORT line AWS would log for it, and
 //! running totals per function for cost reports.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use chrono::{DateTime, Utc};
 use parking_lot::Mutex;
@@ -137,24 +137,35 @@ impl FunctionMetrics {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct LambdaMetrics {
     pub account_concurrency_limit: u32,
+    /// Oldest records dropped to stay within `LambdaConfig::max_records`.
+    pub dropped_records: u64,
     pub concurrent_executions: u32,
     pub peak_concurrent_executions: u32,
     pub functions: BTreeMap<String, FunctionMetrics>,
 }
 
-/// Every record, and totals kept as records arrive.
-#[derive(Default)]
+/// The latest records (at most `max_records`, so long load tests do not
+/// grow without bound), and totals over all of them kept as they arrive.
 pub struct Meter {
+    max_records: usize,
     inner: Mutex<MeterState>,
 }
 
 #[derive(Default)]
 struct MeterState {
-    records: Vec<InvocationRecord>,
+    records: VecDeque<InvocationRecord>,
+    dropped: u64,
     totals: BTreeMap<String, FunctionMetrics>,
 }
 
 impl Meter {
+    pub fn new(max_records: usize) -> Self {
+        Self {
+            max_records,
+            inner: Mutex::default(),
+        }
+    }
+
     pub fn record(&self, record: InvocationRecord) {
         let mut state = self.inner.lock();
         state
@@ -162,11 +173,19 @@ impl Meter {
             .entry(record.function.clone())
             .or_default()
             .add(&record);
-        state.records.push(record);
+        state.records.push_back(record);
+        while state.records.len() > self.max_records {
+            state.records.pop_front();
+            state.dropped += 1;
+        }
     }
 
     pub fn records(&self) -> Vec<InvocationRecord> {
-        self.inner.lock().records.clone()
+        self.inner.lock().records.iter().cloned().collect()
+    }
+
+    pub fn dropped(&self) -> u64 {
+        self.inner.lock().dropped
     }
 
     pub fn totals(&self, function: &str) -> FunctionMetrics {
@@ -225,8 +244,20 @@ mod tests {
     }
 
     #[test]
+    fn oldest_records_are_dropped_past_the_cap_but_totals_keep_counting() {
+        let meter = Meter::new(2);
+        for ms in [1.0, 2.0, 3.0] {
+            meter.record(record(Outcome::Success, ms, None));
+        }
+        let kept: Vec<f64> = meter.records().iter().map(|r| r.duration_ms).collect();
+        assert_eq!(kept, vec![2.0, 3.0]);
+        assert_eq!(meter.dropped(), 1);
+        assert_eq!(meter.totals("orders").invocations, 3);
+    }
+
+    #[test]
     fn totals_count_errors_cold_starts_and_gb_seconds() {
-        let meter = Meter::default();
+        let meter = Meter::new(100);
         meter.record(record(Outcome::Success, 1000.0, Some(10.0)));
         meter.record(record(Outcome::Timeout, 3000.0, None));
         meter.record(record(Outcome::Throttled, 0.0, None));

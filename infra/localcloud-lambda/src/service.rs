@@ -65,11 +65,12 @@ impl LambdaService {
                 .iter()
                 .map(|f| (f.name.as_str(), f.reserved_concurrency)),
         );
+        let meter = Meter::new(config.max_records);
         let inner = Arc::new(Inner {
             config,
             functions,
             concurrency: Arc::new(concurrency),
-            meter: Meter::default(),
+            meter,
             shutdown: watch::Sender::new(false),
         });
         let reaper = tokio::spawn(reap_idle(inner.clone()));
@@ -106,6 +107,7 @@ impl LambdaService {
             .collect();
         LambdaMetrics {
             account_concurrency_limit: inner.config.account_concurrency_limit,
+            dropped_records: inner.meter.dropped(),
             concurrent_executions: account.now,
             peak_concurrent_executions: account.peak,
             functions,
