@@ -60,10 +60,15 @@ pub async fn list(
         (Some(None), _) | (_, Some(None)) => return Ok(empty_list()),
         (author, fan) => (author.flatten(), fan.flatten()),
     };
-    let tag = query(params, "tag").map(|t| t.trim().to_owned());
+    let tag = filter_param(params, "tag").map(str::to_owned);
     let filter = ArticleFilter::of(tag, author, fan);
     let found = app.articles.list(&filter, page).await?;
     list_reply(app, viewer.as_ref(), found).await
+}
+
+/// A filter value; an empty one (`?tag=`) counts as absent.
+fn filter_param<'a>(params: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    query(params, name).map(str::trim).filter(|v| !v.is_empty())
 }
 
 /// None: parameter absent; Some(None): unknown username; Some(Some(id)): that user.
@@ -72,7 +77,7 @@ async fn user_param(
     params: &[(String, String)],
     name: &str,
 ) -> Result<Option<Option<UserId>>, ApiError> {
-    match query(params, name) {
+    match filter_param(params, name) {
         None => Ok(None),
         Some(username) => Ok(Some(app.users.by_username(username).await?.map(|u| u.id))),
     }

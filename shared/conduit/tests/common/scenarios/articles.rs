@@ -149,6 +149,11 @@ pub async fn list_articles_filters_by_tag_author_and_favorited(c: &Client) {
     assert_eq!(by_fav["articlesCount"], 1);
     assert_eq!(by_fav["articles"][0]["slug"], dragons.as_str());
     assert_eq!(by_fav["articles"][0]["favorited"], true);
+    let (_, empty_filter) = c.call(GET, "/api/articles?tag=&author=", None, None).await;
+    assert_eq!(
+        empty_filter["articlesCount"], 3,
+        "empty values filter nothing"
+    );
     let (status, unknown) = c.call(GET, "/api/articles?author=ghost", None, None).await;
     assert_eq!(status, 200);
     assert_eq!(unknown["articlesCount"], 0);
