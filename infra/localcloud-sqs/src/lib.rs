@@ -16,6 +16,7 @@ mod consumer;
 pub mod error;
 mod handle;
 pub mod message_attrs;
+mod message_ops;
 pub mod metrics;
 mod poller;
 mod queue;
