@@ -36,9 +36,23 @@ if [[ $stop == 1 ]]; then
 fi
 
 mkdir -p "$state_dir"
-if ! "$python" -c 'import moto.server, flask, flask_cors' >/dev/null 2>&1; then
-    echo "installing moto[server] with pip" >&2
-    "$python" -m pip install --quiet --disable-pip-version-check 'moto[server]>=5,<6' >&2
+spec='moto[server]>=5,<6'
+venv="$state_dir/venv"
+have_moto() { "$1" -c 'import moto.server, flask, flask_cors' >/dev/null 2>&1; }
+if ! have_moto "$python"; then
+    if have_moto "$venv/bin/python"; then
+        python="$venv/bin/python"
+    else
+        echo "installing $spec with pip" >&2
+        if ! "$python" -m pip install --quiet --disable-pip-version-check "$spec" >&2; then
+            # An "externally managed" system Python (PEP 668) refuses; a
+            # virtualenv under target/ does not.
+            echo "system pip refused; installing into $venv" >&2
+            "$python" -m venv "$venv" >&2
+            "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$spec" >&2
+            python="$venv/bin/python"
+        fi
+    fi
 fi
 
 if ! answers; then
