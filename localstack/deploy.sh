@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Builds template.yaml with SAM and deploys it to a running LocalStack
+# (docker compose -f localstack/docker-compose.yml up -d), then writes the
+# stack's outputs, with API URLs rewritten to LocalStack's, for the bench.
+#
+#   localstack/deploy.sh            # build + deploy, writes localstack/outputs.json
+#   localstack/deploy.sh --delete   # delete the stack
+#
+# Needs: Docker (LocalStack runs the functions in containers), Python 3,
+# cargo + the aarch64-unknown-linux-gnu std (`rustup target add ...`),
+# since the template builds arm64 functions.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+stack="${STACK_NAME:-serverless-bench}"
+region="${AWS_DEFAULT_REGION:-us-east-1}"
+venv="${LOCALSTACK_VENV:-$HOME/.cache/template-checks/localstack-venv}"
+export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_DEFAULT_REGION="$region"
+export SAM_CLI_TELEMETRY=0
+
+if [[ ! -x "$venv/bin/samlocal" ]]; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check \
+        'aws-sam-cli-local>=1.60' 'aws-sam-cli>=1.130' 'awscli-local>=0.22' 'awscli>=1.33' 'cargo-lambda>=1.6'
+fi
+export PATH="$venv/bin:$PATH"
+
+if ! curl -sf http://localhost:4566/_localstack/health >/dev/null; then
+    echo "LocalStack is not running on :4566; start it with" >&2
+    echo "  docker compose -f localstack/docker-compose.yml up -d --wait" >&2
+    exit 1
+fi
+
+if [[ "${1:-}" == "--delete" ]]; then
+    samlocal delete --stack-name "$stack" --region "$region" --no-prompts
+    exit 0
+fi
+
+# A development secret: LocalStack is throwaway, never reuse it on AWS.
+jwt_secret="${JWT_SECRET:-$(python3 -c 'import secrets; print(secrets.token_hex(32))')}"
+
+samlocal build --config-env localstack
+samlocal deploy --config-env localstack --stack-name "$stack" --region "$region" \
+    --parameter-overrides "JwtSecret=$jwt_secret ${DEPLOY_PARAMETERS:-}"
+
+# The outputs spell AWS URLs; LocalStack serves each API at
+# http://{api-id}.execute-api.localhost.localstack.cloud:4566.
+awslocal cloudformation describe-stacks --stack-name "$stack" --output json |
+    python3 -c '
+import json, re, sys
+doc = json.load(sys.stdin)
+for stack in doc["Stacks"]:
+    for out in stack.get("Outputs", []):
+        out["OutputValue"] = re.sub(
+            r"^https://([a-z0-9]+)\.execute-api\.[^/]+",
+            r"http://\1.execute-api.localhost.localstack.cloud:4566",
+            out["OutputValue"])
+json.dump(doc, sys.stdout, indent=2)
+' >localstack/outputs.json
+echo "outputs: localstack/outputs.json"
+python3 -c '
+import json
+for o in json.load(open("localstack/outputs.json"))["Stacks"][0].get("Outputs", []):
+    print("  %s: %s" % (o["OutputKey"], o["OutputValue"]))
+'
