@@ -35,8 +35,21 @@ pub enum Completion {
     Error(Bytes),
     TimedOut,
     Exited(ExitStatus),
+    /// The process's peak memory passed the function's memory size.
+    OutOfMemory,
     ShuttingDown,
 }
+
+/// What one invocation may use.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub timeout: Duration,
+    pub memory_mb: u32,
+}
+
+/// How often a running invocation's memory is compared with its limit;
+/// Lambda's cgroup acts at once, a sampled check is close enough here.
+const MEMORY_CHECK_PERIOD: Duration = Duration::from_millis(20);
 
 pub struct Environment {
     child: Child,
@@ -114,12 +127,13 @@ impl Environment {
     pub async fn invoke(
         &mut self,
         invocation: Invocation,
-        timeout: Duration,
+        limits: Limits,
         shutdown: &mut watch::Receiver<bool>,
     ) -> Completion {
         let request_id = invocation.request_id.clone();
-        let deadline = tokio::time::sleep(timeout);
+        let deadline = tokio::time::sleep(limits.timeout);
         tokio::pin!(deadline);
+        let mut memory_check = tokio::time::interval(MEMORY_CHECK_PERIOD);
         if !self.runtime.dispatch(invocation).await {
             return Completion::ShuttingDown;
         }
@@ -145,6 +159,11 @@ impl Environment {
                 }
                 _ = &mut deadline => return Completion::TimedOut,
                 _ = shutdown.wait_for(|stop| *stop) => return Completion::ShuttingDown,
+                _ = memory_check.tick() => {
+                    if self.max_memory_used_mb().is_some_and(|mb| mb > u64::from(limits.memory_mb)) {
+                        return Completion::OutOfMemory;
+                    }
+                }
             }
         }
     }

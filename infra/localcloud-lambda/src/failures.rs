@@ -69,6 +69,17 @@ fn describe_exit(status: ExitStatus) -> Option<String> {
     Some(format!("signal: {name}"))
 }
 
+pub const OUT_OF_MEMORY: &str = "Runtime.OutOfMemory";
+
+/// The process used more than the function's memory size and was killed.
+pub fn out_of_memory(request_id: &str) -> Bytes {
+    document(OUT_OF_MEMORY, &killed_message(request_id))
+}
+
+pub fn killed_message(request_id: &str) -> String {
+    format!("RequestId: {request_id} Error: Runtime exited with error: signal: killed")
+}
+
 pub const INVALID_ENTRYPOINT: &str = "Runtime.InvalidEntrypoint";
 
 pub fn not_startable(request_id: &str, binary: &std::path::Path, err: &std::io::Error) -> Bytes {

@@ -100,7 +100,11 @@ impl Inner {
         // A process that dies mid-invocation leaves only its earlier peak.
         let memory_before = env.max_memory_used_mb();
         let dispatched = Instant::now();
-        let completion = env.invoke(invocation, timeout, shutdown).await;
+        let limits = environment::Limits {
+            timeout,
+            memory_mb: function.config.memory_mb,
+        };
+        let completion = env.invoke(invocation, limits, shutdown).await;
         let duration_ms = dispatched.elapsed().as_secs_f64() * 1000.0;
         let memory = env.max_memory_used_mb().or(memory_before);
         function.sample_cpu(&env);
@@ -126,6 +130,12 @@ impl Inner {
                     .line(&failures::exit_message(request_id, status));
                 function.log.line(failures::EXIT_ERROR);
                 (Outcome::Crash, failures::exited(request_id, status), false)
+            }
+            Completion::OutOfMemory => {
+                let payload = failures::out_of_memory(request_id);
+                function.log.line(&failures::killed_message(request_id));
+                function.log.line(failures::OUT_OF_MEMORY);
+                (Outcome::Crash, payload, false)
             }
             Completion::ShuttingDown => {
                 function.retire(&env);

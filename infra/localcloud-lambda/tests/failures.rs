@@ -214,3 +214,34 @@ async fn empty_payload_reaches_the_function_as_an_empty_object() {
     assert_eq!(json(&response.payload)["event"], json!({}));
     service.shutdown().await;
 }
+
+#[tokio::test]
+async fn exceeding_the_memory_size_kills_the_environment() {
+    // GIVEN a 128 MB function
+    let service = start(config(vec![function("sleep", "sleep")]));
+
+    // WHEN an invocation fills 40 MB, then another 200 MB
+    let fits = invoke(&service, "sleep", json!({"alloc_mb": 40, "ms": 50}))
+        .await
+        .unwrap();
+    let too_much = invoke(&service, "sleep", json!({"alloc_mb": 200, "ms": 500}))
+        .await
+        .unwrap();
+
+    // THEN the first succeeds and reports its memory, the second is killed
+    assert_eq!(fits.function_error, None);
+    assert!(service.records()[0].max_memory_used_mb.unwrap() >= 40);
+    assert_eq!(too_much.function_error.as_deref(), Some("Unhandled"));
+    let body = json(&too_much.payload);
+    assert_eq!(body["errorType"], "Runtime.OutOfMemory");
+    assert_eq!(
+        body["errorMessage"],
+        format!(
+            "RequestId: {} Error: Runtime exited with error: signal: killed",
+            too_much.request_id
+        )
+    );
+    assert_eq!(service.records()[1].outcome, Outcome::Crash);
+    assert!(service.process_ids().is_empty());
+    service.shutdown().await;
+}

@@ -1,5 +1,6 @@
 //! Sleeps `{"ms": N}` milliseconds (default 100), after burning `{"cpu_ms": M}`
-//! milliseconds of CPU (default 0), then answers `{"slept_ms": N}`.
+//! milliseconds of CPU and filling `{"alloc_mb": A}` megabytes of memory (both
+//! default 0), then answers `{"slept_ms": N}`.
 
 use std::time::{Duration, Instant};
 
@@ -14,8 +15,12 @@ async fn main() -> Result<(), Error> {
         while started.elapsed() < burn {
             std::hint::black_box(started.elapsed());
         }
+        let alloc_mb = test_functions::millis(&event.payload, "alloc_mb", 0) as usize;
+        // Written, not just reserved, so the pages count as resident.
+        let memory = vec![0x5a_u8; alloc_mb * 1024 * 1024];
         let ms = test_functions::millis(&event.payload, "ms", 100);
         tokio::time::sleep(Duration::from_millis(ms)).await;
+        std::hint::black_box(&memory);
         Ok::<_, Error>(json!({ "slept_ms": ms, "pid": std::process::id() }))
     }))
     .await
