@@ -229,9 +229,11 @@ impl SqsService {
                         Ok(())
                     }
                     HandleOutcome::AlreadyGone => Ok(()),
-                    HandleOutcome::Expired | HandleOutcome::NotInFlight => Err(
-                        error::receipt_handle_invalid("The receipt handle has expired."),
-                    ),
+                    HandleOutcome::Expired
+                    | HandleOutcome::NotInFlight
+                    | HandleOutcome::BeyondTwelveHours => Err(error::receipt_handle_invalid(
+                        "The receipt handle has expired.",
+                    )),
                 }
             })
             .collect();
@@ -268,6 +270,9 @@ impl SqsService {
                         Ok(())
                     }
                     HandleOutcome::NotInFlight => Err(error::message_not_inflight()),
+                    HandleOutcome::BeyondTwelveHours => Err(error::invalid_parameter_value(format!(
+                        "Value {seconds} for parameter VisibilityTimeout is invalid. Reason: Total VisibilityTimeout for the message is beyond the limit [43200 seconds]"
+                    ))),
                     HandleOutcome::AlreadyGone | HandleOutcome::Expired => Err(error::receipt_handle_invalid(format!(
                         "Value {handle} for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change."
                     ))),

@@ -14,6 +14,9 @@ use crate::settings::QueueSettings;
 /// FIFO deduplication interval.
 pub const DEDUP_WINDOW: Duration = Duration::from_secs(300);
 
+/// The longest a received message can stay hidden, counted from the receive.
+pub const MAX_HIDDEN: Duration = Duration::from_secs(43_200);
+
 #[derive(Debug, Clone)]
 pub struct Message {
     pub message_id: String,
@@ -37,6 +40,9 @@ pub struct Message {
     pub in_flight: bool,
     /// Changes on every receive; part of the receipt handle.
     pub receive_nonce: u64,
+    /// When the current receive happened: a message may stay hidden for at
+    /// most 12 hours from then.
+    pub received_at: Option<Instant>,
 }
 
 /// A message handed out by a receive, with its receipt handle parts.
@@ -62,6 +68,8 @@ pub enum HandleOutcome {
     /// FIFO: the handle is from an earlier receive or its visibility expired.
     Expired,
     NotInFlight,
+    /// The new timeout would end more than 12 hours after the receive.
+    BeyondTwelveHours,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -255,6 +263,7 @@ impl QueueState {
         message.receive_count += 1;
         message.first_receive_epoch_ms.get_or_insert_with(epoch_ms);
         message.receive_nonce = nonce;
+        message.received_at = Some(now);
         message.in_flight = true;
         message.visible_at = now + visibility;
         self.in_flight += 1;
@@ -311,6 +320,12 @@ impl QueueState {
         }
         if !message.in_flight {
             return HandleOutcome::NotInFlight;
+        }
+        let since_receive = message
+            .received_at
+            .map_or(Duration::ZERO, |at| now.duration_since(at));
+        if since_receive + timeout > MAX_HIDDEN {
+            return HandleOutcome::BeyondTwelveHours;
         }
         message.visible_at = now + timeout;
         self.pending.push(Reverse((message.visible_at, seq)));
@@ -401,6 +416,7 @@ mod tests {
             visible_at: now,
             in_flight: false,
             receive_nonce: 0,
+            received_at: None,
         }
     }
 
@@ -548,6 +564,25 @@ mod tests {
         assert_eq!(
             q.change_visibility(t.seq, nonce, VIS, t0),
             HandleOutcome::NotInFlight
+        );
+    }
+
+    #[test]
+    fn visibility_cannot_extend_beyond_twelve_hours_from_the_receive() {
+        let t0 = Instant::now();
+        let mut q = QueueState::new(QueueSettings::new(false));
+        q.push(message("a", None), Duration::ZERO, t0);
+        let t = q.receive(1, VIS, t0).0.remove(0);
+        let nonce = t.message.receive_nonce;
+        let later = t0 + Duration::from_secs(20);
+        assert_eq!(
+            q.change_visibility(t.seq, nonce, MAX_HIDDEN, later),
+            HandleOutcome::BeyondTwelveHours
+        );
+        let rest = MAX_HIDDEN - Duration::from_secs(20);
+        assert_eq!(
+            q.change_visibility(t.seq, nonce, rest, later),
+            HandleOutcome::Done
         );
     }
 

@@ -79,6 +79,7 @@ pub fn build_message(
         visible_at: now,
         in_flight: false,
         receive_nonce: 0,
+        received_at: None,
     })
 }
 
