@@ -133,7 +133,11 @@ impl Environment {
         let request_id = invocation.request_id.clone();
         let deadline = tokio::time::sleep(limits.timeout);
         tokio::pin!(deadline);
-        let mut memory_check = tokio::time::interval(MEMORY_CHECK_PERIOD);
+        // Fast invocations are checked once, by the caller, at their end.
+        let mut memory_check = tokio::time::interval_at(
+            tokio::time::Instant::now() + MEMORY_CHECK_PERIOD,
+            MEMORY_CHECK_PERIOD,
+        );
         if !self.runtime.dispatch(invocation).await {
             return Completion::ShuttingDown;
         }

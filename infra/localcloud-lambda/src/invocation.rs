@@ -104,9 +104,12 @@ impl Inner {
             timeout,
             memory_mb: function.config.memory_mb,
         };
-        let completion = env.invoke(invocation, limits, shutdown).await;
+        let mut completion = env.invoke(invocation, limits, shutdown).await;
         let duration_ms = dispatched.elapsed().as_secs_f64() * 1000.0;
         let memory = env.max_memory_used_mb().or(memory_before);
+        if memory.is_some_and(|mb| mb > u64::from(limits.memory_mb)) {
+            completion = Completion::OutOfMemory;
+        }
         function.sample_cpu(&env);
         let (outcome, payload, keep) = match completion {
             Completion::Response(body) if body.len() > failures::MAX_SYNC_PAYLOAD => {

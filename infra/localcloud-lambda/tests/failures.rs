@@ -245,3 +245,14 @@ async fn exceeding_the_memory_size_kills_the_environment() {
     assert!(service.process_ids().is_empty());
     service.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_fast_invocation_over_the_memory_size_is_killed_too() {
+    let service = start(config(vec![function("sleep", "sleep")]));
+    let response = invoke(&service, "sleep", json!({"alloc_mb": 200, "ms": 0}))
+        .await
+        .unwrap();
+    assert_eq!(json(&response.payload)["errorType"], "Runtime.OutOfMemory");
+    assert!(service.process_ids().is_empty());
+    service.shutdown().await;
+}
