@@ -75,9 +75,10 @@ else
     else
         echo "arm64: not built (the aarch64-unknown-linux-gnu std is not installed; CI never downloads one)"
     fi
-    # Its own target dir, so the workspace's debug build stays valid; zig
-    # (from the ziglang wheel) is the linker.
-    export CARGO_TARGET_DIR="${LAMBDA_TARGET_DIR:-target/lambda-build}"
+    # Its own target dir, so the workspace's debug build stays valid, kept
+    # beside the tools so that CI's fresh clones on this machine reuse the
+    # compiled dependencies; zig (from the ziglang wheel) is the linker.
+    export CARGO_TARGET_DIR="${LAMBDA_TARGET_DIR:-$cache/lambda-build}"
     for target in "${targets[@]}"; do
         t0=$(date +%s)
         PATH="$sam_bin:$PATH" "$sam_bin/cargo-lambda" lambda build --release \
