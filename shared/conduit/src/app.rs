@@ -84,33 +84,45 @@ impl App {
             .collect())
     }
 
-    /// Author profiles for a set of author ids: one `users_by_ids` + one `followed_among`.
+    /// Author profiles for a set of author ids: one `users_by_ids` for those not in
+    /// `known` (none if all are), and one `followed_among`.
     pub async fn author_profiles(
         &self,
         viewer: Option<&UserId>,
         author_ids: &[UserId],
+        known: &[User],
     ) -> Result<HashMap<UserId, ProfileView>, ApiError> {
-        let mut unique: Vec<UserId> = author_ids.to_vec();
-        unique.sort();
-        unique.dedup();
-        if unique.is_empty() {
-            return Ok(HashMap::new());
+        let mut missing: Vec<UserId> = author_ids
+            .iter()
+            .filter(|id| !known.iter().any(|u| &u.id == *id))
+            .cloned()
+            .collect();
+        missing.sort();
+        missing.dedup();
+        let mut users: Vec<User> = known
+            .iter()
+            .filter(|u| author_ids.contains(&u.id))
+            .cloned()
+            .collect();
+        if !missing.is_empty() {
+            users.extend(self.users.users_by_ids(&missing).await?);
         }
-        let users = self.users.users_by_ids(&unique).await?;
         self.profiles(viewer, &users).await
     }
 
-    /// Full article views; authors and favorites fetched in one batch each.
+    /// Full article views; authors (beyond `known` users) and favorites fetched in
+    /// one batch each.
     pub async fn article_views(
         &self,
         viewer: Option<&UserId>,
         articles: Vec<Article>,
         with_body: bool,
+        known: &[User],
     ) -> Result<Vec<ArticleView>, ApiError> {
         let author_ids: Vec<UserId> = articles.iter().map(|a| a.author_id.clone()).collect();
         let ids: Vec<String> = articles.iter().map(|a| a.id.clone()).collect();
         let (authors, favorited) =
-            futures::try_join!(self.author_profiles(viewer, &author_ids), async {
+            futures::try_join!(self.author_profiles(viewer, &author_ids, known), async {
                 match viewer {
                     Some(v) if !ids.is_empty() => self
                         .articles
@@ -137,7 +149,7 @@ impl App {
         viewer: Option<&UserId>,
         article: Article,
     ) -> Result<ArticleView, ApiError> {
-        let mut views = self.article_views(viewer, vec![article], true).await?;
+        let mut views = self.article_views(viewer, vec![article], true, &[]).await?;
         views
             .pop()
             .ok_or_else(|| ApiError::internal("article view missing"))

@@ -123,3 +123,74 @@ mod failures {
         assert_eq!(body, json!({"errors": {"body": ["internal error"]}}));
     }
 }
+
+/// How many calls each public request makes to the users store: the future users
+/// service must get at most one call per kind of lookup.
+mod call_counts {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use async_trait::async_trait;
+    use conduit::model::{User, UserId};
+    use conduit::store::memory::MemoryUsers;
+    use conduit::store::{StoreResult, UserStore};
+    use conduit::App;
+    use http::Method;
+
+    use super::common::{self, Client};
+
+    #[derive(Default)]
+    struct CountingUsers {
+        inner: MemoryUsers,
+        batch_calls: AtomicUsize,
+    }
+
+    #[async_trait]
+    impl UserStore for CountingUsers {
+        async fn create(&self, user: &User) -> StoreResult<()> {
+            self.inner.create(user).await
+        }
+        async fn by_id(&self, id: &UserId) -> StoreResult<Option<User>> {
+            self.inner.by_id(id).await
+        }
+        async fn by_username(&self, username: &str) -> StoreResult<Option<User>> {
+            self.inner.by_username(username).await
+        }
+        async fn by_email(&self, email: &str) -> StoreResult<Option<User>> {
+            self.inner.by_email(email).await
+        }
+        async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<User>> {
+            self.batch_calls.fetch_add(1, Ordering::SeqCst);
+            self.inner.users_by_ids(ids).await
+        }
+        async fn update(&self, old: &User, new: &User) -> StoreResult<()> {
+            self.inner.update(old, new).await
+        }
+    }
+
+    #[tokio::test]
+    async fn listing_by_author_reuses_the_author_it_looked_up() {
+        // GIVEN jake's articles and a users store that counts batch lookups
+        let users = Arc::new(CountingUsers::default());
+        let app = App {
+            users: users.clone(),
+            ..App::in_memory(common::tokens())
+        };
+        let c = Client { app };
+        let jake = c.register("jake").await;
+        c.article(&jake, "One", &[]).await;
+        c.article(&jake, "Two", &[]).await;
+        let before = users.batch_calls.load(Ordering::SeqCst);
+        // WHEN listing by author, then all articles
+        let (_, by_author) = c
+            .call(Method::GET, "/api/articles?author=jake", None, None)
+            .await;
+        let after_author = users.batch_calls.load(Ordering::SeqCst);
+        let (_, all) = c.call(Method::GET, "/api/articles", None, None).await;
+        // THEN the author filter needs no batch lookup, a plain list exactly one
+        assert_eq!(by_author["articles"][0]["author"]["username"], "jake");
+        assert_eq!(all["articlesCount"], 2);
+        assert_eq!(after_author - before, 0);
+        assert_eq!(users.batch_calls.load(Ordering::SeqCst) - after_author, 1);
+    }
+}

@@ -9,7 +9,7 @@ use crate::http::input::{envelope, page, query, Fields};
 use crate::http::views::ArticleView;
 use crate::http::Reply;
 use crate::model::{
-    slug_base, Article, ArticleChanges, ArticleFilter, ArticlePage, Timestamp, UserId,
+    slug_base, Article, ArticleChanges, ArticleFilter, ArticlePage, Timestamp, User, UserId,
 };
 use crate::store::NewArticle;
 
@@ -29,12 +29,16 @@ async fn find_own(app: &App, slug: &str, caller: &UserId) -> Result<Article, Api
     Ok(article)
 }
 
+/// `known`: users already read for this request (no second lookup of them).
 async fn list_reply(
     app: &App,
     viewer: Option<&UserId>,
     page: ArticlePage,
+    known: &[User],
 ) -> Result<Reply, ApiError> {
-    let views = app.article_views(viewer, page.articles, false).await?;
+    let views = app
+        .article_views(viewer, page.articles, false, known)
+        .await?;
     Ok(Reply::ok(
         json!({ "articles": views, "articlesCount": page.total }),
     ))
@@ -61,9 +65,11 @@ pub async fn list(
         (author, fan) => (author.flatten(), fan.flatten()),
     };
     let tag = filter_param(params, "tag").map(str::to_owned);
-    let filter = ArticleFilter::of(tag, author, fan);
+    let id = |u: &Option<User>| u.as_ref().map(|u| u.id.clone());
+    let filter = ArticleFilter::of(tag, id(&author), id(&fan));
     let found = app.articles.list(&filter, page).await?;
-    list_reply(app, viewer.as_ref(), found).await
+    let known: Vec<User> = author.into_iter().chain(fan).collect();
+    list_reply(app, viewer.as_ref(), found, &known).await
 }
 
 /// A filter value; an empty one (`?tag=`) counts as absent.
@@ -71,15 +77,15 @@ fn filter_param<'a>(params: &'a [(String, String)], name: &str) -> Option<&'a st
     query(params, name).map(str::trim).filter(|v| !v.is_empty())
 }
 
-/// None: parameter absent; Some(None): unknown username; Some(Some(id)): that user.
+/// None: parameter absent; Some(None): unknown username; Some(Some(user)): that user.
 async fn user_param(
     app: &App,
     params: &[(String, String)],
     name: &str,
-) -> Result<Option<Option<UserId>>, ApiError> {
+) -> Result<Option<Option<User>>, ApiError> {
     match filter_param(params, name) {
         None => Ok(None),
-        Some(username) => Ok(Some(app.users.by_username(username).await?.map(|u| u.id))),
+        Some(username) => Ok(Some(app.users.by_username(username).await?)),
     }
 }
 
@@ -99,7 +105,7 @@ pub async fn feed(
         .articles
         .list(&ArticleFilter::Authors(followees), page)
         .await?;
-    list_reply(app, Some(&caller), found).await
+    list_reply(app, Some(&caller), found, &[]).await
 }
 
 pub async fn get(app: &App, headers: &HeaderMap, slug: &str) -> Result<Reply, ApiError> {
@@ -191,7 +197,7 @@ pub async fn favorite(
     };
     // We know `favorited`; only the author needs a lookup.
     let authors = app
-        .author_profiles(Some(&caller), std::slice::from_ref(&article.author_id))
+        .author_profiles(Some(&caller), std::slice::from_ref(&article.author_id), &[])
         .await?;
     let author = authors
         .get(&article.author_id)

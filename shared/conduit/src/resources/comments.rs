@@ -23,7 +23,9 @@ pub async fn list(app: &App, headers: &HeaderMap, slug: &str) -> Result<Reply, A
     let article = article(app, slug).await?;
     let comments = app.comments.for_article(&article.id).await?;
     let author_ids: Vec<String> = comments.iter().map(|c| c.author_id.clone()).collect();
-    let authors = app.author_profiles(viewer.as_ref(), &author_ids).await?;
+    let authors = app
+        .author_profiles(viewer.as_ref(), &author_ids, &[])
+        .await?;
     let views = comments
         .into_iter()
         // A comment whose author vanished is skipped rather than failing the page.
