@@ -45,6 +45,14 @@ impl KeyPart {
         }
     }
 
+    fn byte_len(&self) -> usize {
+        match self {
+            KeyPart::S(s) => s.len(),
+            KeyPart::B(b) => b.len(),
+            KeyPart::N(_) => 0,
+        }
+    }
+
     fn is_empty(&self) -> bool {
         match self {
             KeyPart::S(s) => s.is_empty(),
@@ -108,7 +116,7 @@ impl KeySchema {
             }
             Ok(part)
         };
-        Ok(PrimaryKey {
+        check_key_sizes(PrimaryKey {
             hash: part(&self.hash)?,
             range: self.range.as_ref().map(part).transpose()?,
         })
@@ -129,7 +137,7 @@ impl KeySchema {
             }
             Ok(part)
         };
-        Ok(PrimaryKey {
+        check_key_sizes(PrimaryKey {
             hash: part(&self.hash)?,
             range: self.range.as_ref().map(part).transpose()?,
         })
@@ -159,6 +167,28 @@ impl KeySchema {
         }
         out
     }
+}
+
+const MAX_HASH_BYTES: usize = 2048;
+const MAX_RANGE_BYTES: usize = 1024;
+
+/// AWS limits key values to 2048 bytes (hash) and 1024 bytes (range).
+fn check_key_sizes(key: PrimaryKey) -> DdbResult<PrimaryKey> {
+    if key.hash.byte_len() > MAX_HASH_BYTES {
+        return Err(validation(
+            "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of 2048 bytes",
+        ));
+    }
+    if key
+        .range
+        .as_ref()
+        .is_some_and(|r| r.byte_len() > MAX_RANGE_BYTES)
+    {
+        return Err(validation(
+            "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes",
+        ));
+    }
+    Ok(key)
 }
 
 fn empty_key(name: &str) -> crate::error::DdbError {

@@ -459,3 +459,23 @@ async fn an_update_growing_an_item_past_400_kb_is_rejected() {
         "Item size to update has exceeded the maximum allowed size"
     );
 }
+
+#[tokio::test]
+async fn key_values_over_the_size_limits_are_rejected() {
+    let local = start().await;
+    create_simple(&local.client, "bigkey").await;
+    let put = |pk: String| {
+        local
+            .client
+            .put_item()
+            .table_name("bigkey")
+            .set_item(Some(item(&[("pk", s(&pk))])))
+            .send()
+    };
+    put("x".repeat(2048)).await.unwrap();
+    let err = put("x".repeat(2049)).await.unwrap_err();
+    assert_eq!(
+        code_message(&err).1,
+        "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of 2048 bytes"
+    );
+}
