@@ -111,40 +111,11 @@ impl Inner {
             completion = Completion::OutOfMemory;
         }
         function.sample_cpu(&env);
-        let (outcome, payload, keep) = match completion {
-            Completion::Response(body) if body.len() > failures::MAX_SYNC_PAYLOAD => {
-                (Outcome::FunctionError, failures::response_too_large(), true)
-            }
-            Completion::Response(body) => (Outcome::Success, body, true),
-            Completion::Error(body) => (Outcome::FunctionError, body, true),
-            Completion::TimedOut => {
-                function
-                    .log
-                    .line(&failures::timeout_log_line(request_id, timeout));
-                (
-                    Outcome::Timeout,
-                    failures::timeout(request_id, timeout),
-                    false,
-                )
-            }
-            Completion::Exited(status) => {
-                function
-                    .log
-                    .line(&failures::exit_message(request_id, status));
-                function.log.line(failures::EXIT_ERROR);
-                (Outcome::Crash, failures::exited(request_id, status), false)
-            }
-            Completion::OutOfMemory => {
-                let payload = failures::out_of_memory(request_id);
-                function.log.line(&failures::killed_message(request_id));
-                function.log.line(failures::OUT_OF_MEMORY);
-                (Outcome::Crash, payload, false)
-            }
-            Completion::ShuttingDown => {
-                function.retire(&env);
-                env.kill().await;
-                return Err(shutting_down());
-            }
+        let Some((outcome, payload, keep)) = settle(function, request_id, completion, timeout)
+        else {
+            function.retire(&env);
+            env.kill().await;
+            return Err(shutting_down());
         };
         if keep {
             function.park(env);
@@ -212,6 +183,44 @@ impl Inner {
             status: 200,
         })
     }
+}
+
+/// What an invocation's end means: its outcome, the payload the caller gets,
+/// and whether the environment may serve again. `None` when the service is
+/// shutting down. Failures Lambda itself reports are logged here.
+fn settle(
+    function: &Function,
+    request_id: &str,
+    completion: Completion,
+    timeout: Duration,
+) -> Option<(Outcome, Bytes, bool)> {
+    let log = &function.log;
+    Some(match completion {
+        Completion::Response(body) if body.len() > failures::MAX_SYNC_PAYLOAD => {
+            (Outcome::FunctionError, failures::response_too_large(), true)
+        }
+        Completion::Response(body) => (Outcome::Success, body, true),
+        Completion::Error(body) => (Outcome::FunctionError, body, true),
+        Completion::TimedOut => {
+            log.line(&failures::timeout_log_line(request_id, timeout));
+            (
+                Outcome::Timeout,
+                failures::timeout(request_id, timeout),
+                false,
+            )
+        }
+        Completion::Exited(status) => {
+            log.line(&failures::exit_message(request_id, status));
+            log.line(failures::EXIT_ERROR);
+            (Outcome::Crash, failures::exited(request_id, status), false)
+        }
+        Completion::OutOfMemory => {
+            log.line(&failures::killed_message(request_id));
+            log.line(failures::OUT_OF_MEMORY);
+            (Outcome::Crash, failures::out_of_memory(request_id), false)
+        }
+        Completion::ShuttingDown => return None,
+    })
 }
 
 /// What one attempt needs to describe itself in a record.
