@@ -5,7 +5,13 @@
 //! [`SqsService`] is both the [`localcloud_core::JsonService`] mounted on the
 //! shared endpoint and the in-process API the Lambda event source mapping
 //! pollers call ([`SqsService::receive`], [`SqsService::delete`],
-//! [`SqsService::change_visibility`]).
+//! [`SqsService::change_visibility`], and the core's
+//! [`localcloud_core::QueueConsumer`] contract). Both are billed alike
+//! ([`SqsService::metrics`]).
+//!
+//! Layout: `api` reads and writes the JSON protocol; `service` and
+//! `message_ops` apply SQS's rules and billing; `queue` is one queue's
+//! message life cycle; `registry` finds queues by name, URL or ARN.
 
 // `AwsError` is the core's error type, fixed by the `JsonService` contract;
 // errors are rare and cheap next to an HTTP round trip, so no boxing.
