@@ -225,10 +225,7 @@ async fn run_one(
                 .map_err(|e| anyhow::anyhow!("{e}"))?
         }
     };
-    phase(&format!(
-        "{label}: load {} against {url}",
-        shape.goose_plan()
-    ));
+    phase(&format!("{label}: load {} against {url}", shape.describe()));
     let started_at = now();
     let goose_report = ctx.opts.out.join("goose").join(&slug);
     let load = runner::run(&label, &url, scenario, shape, recorder, &goose_report).await?;
@@ -374,7 +371,7 @@ async fn orders_sweep(ctx: &Context_) -> anyhow::Result<Vec<RunRecord>> {
     phase(&format!(
         "orders sweep: {} settings, load {}",
         settings.len(),
-        shape.goose_plan()
+        shape.describe()
     ));
     let mut records = Vec::new();
     for (variant, overrides) in settings {

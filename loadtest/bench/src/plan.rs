@@ -67,13 +67,19 @@ impl LoadShape {
         }
     }
 
-    /// Goose's `--test-plan` syntax: `10,5s;20,5s;50,15s`.
-    pub fn goose_plan(&self) -> String {
+    /// The ramp in Goose's `--test-plan` syntax: `10,5s;20,5s;50,15s`.
+    pub fn describe(&self) -> String {
         self.steps
             .iter()
             .map(|s| format!("{},{}s", s.users, s.seconds))
             .collect::<Vec<_>>()
             .join(";")
+    }
+
+    /// What Goose runs: the ramp, then `0,0s` (without it Goose holds the
+    /// last step for ever).
+    pub fn goose_plan(&self) -> String {
+        format!("{};0,0s", self.describe())
     }
 
     pub fn seconds(&self) -> u64 {
@@ -149,7 +155,7 @@ mod tests {
     #[test]
     fn baseline_is_the_original_ramp_in_goose_syntax() {
         let baseline = &orders_scenarios()[0];
-        assert_eq!(baseline.shape.goose_plan(), "10,5s;20,5s;50,15s");
+        assert_eq!(baseline.shape.goose_plan(), "10,5s;20,5s;50,15s;0,0s");
         assert_eq!(baseline.shape.seconds(), 25);
         assert_eq!(baseline.shape.peak_users(), 50);
     }
@@ -157,14 +163,14 @@ mod tests {
     #[test]
     fn quick_keeps_users_and_shortens_time() {
         let highload = orders_scenarios()[1].shape.scaled(Mode::Quick);
-        assert_eq!(highload.goose_plan(), "50,2s;100,2s;200,4s;200,4s");
+        assert_eq!(highload.describe(), "50,2s;100,2s;200,4s;200,4s");
         assert_eq!(highload.peak_users(), 200);
     }
 
     #[test]
     fn smoke_never_scales_a_step_to_nothing() {
         let smoke = orders_scenarios()[0].shape.scaled(Mode::Smoke);
-        assert_eq!(smoke.goose_plan(), "1,1s;2,1s;5,2s");
+        assert_eq!(smoke.describe(), "1,1s;2,1s;5,2s");
         assert!(Mode::Smoke.describe().contains("x 0.1"));
     }
 

@@ -78,13 +78,24 @@ pub struct LocalLaunch<'a> {
     pub work_dir: &'a Path,
 }
 
-/// The function binaries the template needs, and the emulator itself.
-pub const REQUIRED_BINARIES: [&str; 3] = ["localcloud", "orders-api", "orders-backend"];
+/// The binaries a template needs: the emulator and every function's
+/// `BuildProperties: Binary:` (the template names them; nothing to keep in sync).
+pub fn required_binaries(template: &str) -> Vec<String> {
+    let mut binaries = vec!["localcloud".to_string()];
+    for line in template.lines() {
+        if let Some(name) = line.trim().strip_prefix("Binary:") {
+            let name = name.trim().trim_matches('"').to_string();
+            if !binaries.contains(&name) {
+                binaries.push(name);
+            }
+        }
+    }
+    binaries
+}
 
-pub fn check_binaries(binaries_dir: &Path) -> anyhow::Result<()> {
-    let missing: Vec<&str> = REQUIRED_BINARIES
-        .iter()
-        .copied()
+pub fn check_binaries(binaries_dir: &Path, template: &str) -> anyhow::Result<()> {
+    let missing: Vec<String> = required_binaries(template)
+        .into_iter()
         .filter(|b| !binaries_dir.join(b).is_file())
         .collect();
     if !missing.is_empty() {
@@ -100,7 +111,9 @@ pub fn check_binaries(binaries_dir: &Path) -> anyhow::Result<()> {
 
 impl LocalCloudProcess {
     pub async fn start(launch: LocalLaunch<'_>) -> anyhow::Result<Self> {
-        check_binaries(launch.binaries_dir)?;
+        let template = std::fs::read_to_string(launch.template)
+            .with_context(|| format!("cannot read {}", launch.template.display()))?;
+        check_binaries(launch.binaries_dir, &template)?;
         std::fs::create_dir_all(launch.work_dir)?;
         let endpoints_file = launch.work_dir.join("endpoints.json");
         let _ = std::fs::remove_file(&endpoints_file);
@@ -255,12 +268,19 @@ mod tests {
 
     #[test]
     fn missing_binaries_say_how_to_build_them() {
+        // GIVEN a template naming orders-api twice and an empty binaries folder
         let dir = tempfile::tempdir().unwrap();
-        let err = check_binaries(dir.path()).unwrap_err().to_string();
+        let template = "Resources:\n  F:\n    Metadata:\n      BuildProperties:\n        Binary: orders-api\n  G:\n        Binary: orders-api\n";
+        assert_eq!(required_binaries(template), ["localcloud", "orders-api"]);
+        // WHEN checked
+        let err = check_binaries(dir.path(), template)
+            .unwrap_err()
+            .to_string();
+        // THEN the message names them and says how to build them
         assert!(
             err.contains("cargo build --release --workspace --bins"),
             "{err}"
         );
-        assert!(err.contains("orders-api"));
+        assert!(err.contains("localcloud, orders-api"), "{err}");
     }
 }

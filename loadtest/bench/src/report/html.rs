@@ -157,8 +157,8 @@ fn record_section(body: &mut String, r: &RunRecord) {
     let _ = write!(
         body,
         "<p>Load: Goose plan <code>{}</code> (original <code>{}</code>){}{}. Settings: {}; memory: {}; account concurrency {}.</p>",
-        escape(&r.load.shape.goose_plan()),
-        escape(&r.load.original_shape.goose_plan()),
+        escape(&r.load.shape.describe()),
+        escape(&r.load.original_shape.describe()),
         r.load.size.map_or_else(String::new, |s| format!(", size {s}")),
         r.load.think_time_s.map_or_else(|| ", closed loop, no think time".into(), |(a, b)| format!(", think time {a}-{b} s")),
         escape(&params.join(", ")),

@@ -1,0 +1,79 @@
+//! `bench run --smoke` against the local cloud with the orders paths: the
+//! whole driver end to end in seconds (the real binaries, a child local cloud,
+//! Goose, metering, pricing, reports).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use bench::results::Results;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `target/<profile>` with every binary the template names built.
+fn binaries_dir(template: &str) -> PathBuf {
+    let dir = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .to_path_buf();
+    let missing = bench::target::required_binaries(template)
+        .iter()
+        .any(|b| !dir.join(b).is_file());
+    if missing {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "--quiet", "--workspace", "--bins"])
+            .current_dir(workspace())
+            .status()
+            .unwrap();
+        assert!(status.success(), "building the binaries failed");
+    }
+    dir
+}
+
+#[test]
+fn smoke_run_serves_both_orders_paths_and_writes_the_reports() {
+    // GIVEN the project's template and its binaries
+    let template = workspace().join("template.yaml");
+    let binaries = binaries_dir(&std::fs::read_to_string(&template).unwrap());
+    let out = tempfile::tempdir().unwrap();
+    // WHEN the bench runs in smoke mode against the local cloud
+    let output = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(["run", "--smoke", "--no-sweep", "--no-capacity"])
+        .args(["--scenario", "orders-baseline"])
+        .arg("--template")
+        .arg(&template)
+        .arg("--binaries-dir")
+        .arg(&binaries)
+        .arg("--out")
+        .arg(out.path())
+        .current_dir(workspace())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "bench failed: {stderr}");
+    // THEN both variants served successful requests, metered and priced
+    let results =
+        Results::from_json(&std::fs::read_to_string(out.path().join("results.json")).unwrap())
+            .unwrap();
+    assert_eq!(results.variants(), ["orders-direct", "orders-queue"]);
+    for record in &results.records {
+        assert!(
+            record.summary.successes > 0,
+            "{}: no success",
+            record.variant
+        );
+        let metering = record.metering.as_ref().expect("local runs are metered");
+        assert!(metering.functions.values().any(|f| f.invocations > 0.0));
+        assert!(record.cost.as_ref().is_some_and(|c| c.total_usd > 0.0));
+    }
+    // AND the reports are written, the HTML with its charts
+    let html = std::fs::read_to_string(out.path().join("report.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("orders-queue"));
+    assert!(out.path().join("summary.md").is_file());
+    // AND progress was shown phase by phase
+    assert!(stderr.contains("starting the local cloud"), "{stderr}");
+}
