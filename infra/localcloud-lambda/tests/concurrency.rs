@@ -139,3 +139,42 @@ async fn futures_join<T: Send + 'static>(
     }
     out
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn many_overlapping_invocations_all_complete_and_reuse_environments() {
+    // GIVEN an account limit of 10
+    let service = start(LambdaConfig {
+        account_concurrency_limit: 10,
+        ..config(vec![function("echo", "echo")])
+    });
+
+    // WHEN 10 clients each invoke 20 times back to back
+    let clients: Vec<_> = (0..10)
+        .map(|client| {
+            let service = service.clone();
+            tokio::spawn(async move {
+                for n in 0..20 {
+                    let response = invoke(&service, "echo", json!({"client": client, "n": n}))
+                        .await
+                        .unwrap();
+                    assert_eq!(json(&response.payload)["event"]["n"], n);
+                }
+            })
+        })
+        .collect();
+    for client in clients {
+        client.await.unwrap();
+    }
+
+    // THEN all 200 ran, in at most 10 environments, and nothing is left running
+    let metrics = service.metrics();
+    let echo = &metrics.functions["echo"];
+    assert_eq!(echo.invocations, 200);
+    assert_eq!(echo.throttles, 0);
+    assert!(
+        echo.cold_starts <= 10 && echo.environments <= 10,
+        "{echo:?}"
+    );
+    assert_eq!(metrics.concurrent_executions, 0);
+    service.shutdown().await;
+}
