@@ -103,6 +103,23 @@ impl DynamoDb {
         }
     }
 
+    /// Turns TTL on with `attribute` unless it already is (UpdateTimeToLive
+    /// refuses to enable TTL twice, e.g. after a snapshot restore).
+    pub fn ensure_ttl(&self, table: &str, attribute: &str) -> DdbResult<()> {
+        let table = self.table(Some(table))?;
+        let mut ttl = table.ttl.write();
+        match ttl.as_deref() {
+            Some(current) if current == attribute => Ok(()),
+            Some(current) => Err(validation(format!(
+                "TimeToLive is active on a different AttributeName: current AttributeName is {current}"
+            ))),
+            None => {
+                *ttl = Some(attribute.to_string());
+                Ok(())
+            }
+        }
+    }
+
     pub(crate) fn table(&self, name: Option<&str>) -> DdbResult<Arc<Table>> {
         let name = name.ok_or_else(|| {
             validation("1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null")

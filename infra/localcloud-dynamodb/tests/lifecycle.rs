@@ -188,3 +188,20 @@ async fn non_json_bodies_are_serialization_errors() {
         localcloud_dynamodb::DdbError::Serialization(_)
     ));
 }
+
+#[tokio::test]
+async fn ensure_ttl_is_idempotent_but_refuses_another_attribute() {
+    let db = DynamoDb::new(DynamoDbConfig::default());
+    let ctx = RequestContext::new("us-east-1", "000000000000");
+    let body = br#"{"TableName":"ttl-tmpl","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}]}"#;
+    db.ensure_table(&ctx, body).unwrap();
+    db.ensure_ttl("ttl-tmpl", "expires").unwrap();
+    db.ensure_ttl("ttl-tmpl", "expires").unwrap();
+    assert!(db.ensure_ttl("ttl-tmpl", "other").is_err());
+    let described = db
+        .call(&ctx, "DescribeTimeToLive", br#"{"TableName":"ttl-tmpl"}"#)
+        .unwrap();
+    assert!(String::from_utf8(described)
+        .unwrap()
+        .contains("\"AttributeName\":\"expires\""));
+}
