@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The bench, from a fresh checkout: builds the release binaries (the functions,
+# the local cloud, the bench driver), then runs `bench run --quick` against the
+# local cloud and says where the report is. Extra arguments go to `bench run`:
+#
+#   scripts/bench.sh                        # quick: a few minutes
+#   scripts/bench.sh --full                 # the original ramps and durations
+#   scripts/bench.sh --smoke                # seconds
+#   scripts/bench.sh --scenario orders-highload --variant orders-queue
+#   scripts/bench.sh --target aws --stack-outputs outputs.json
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out="reports/$(date +%Y%m%d-%H%M%S)"
+for arg in "$@"; do
+    [[ "$arg" == --out ]] && out=""
+done
+
+echo "== building release binaries (cargo build --release --workspace --bins)"
+cargo build --release --workspace --bins
+
+echo "== bench run (report in ${out:-the folder given with --out})"
+args=(run --binaries-dir target/release)
+[[ -n "$out" ]] && args+=(--out "$out")
+target/release/bench "${args[@]}" "$@"
+
+if [[ -n "$out" ]]; then
+    echo
+    echo "report:  $out/report.html"
+    echo "results: $out/results.json"
+    echo "summary: $out/summary.md"
+fi
