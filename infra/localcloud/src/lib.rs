@@ -7,7 +7,6 @@
 //! (`/_localcloud/...`) and owns start-up and shutdown.
 
 mod admin;
-mod queue_adapter;
 pub mod stack;
 
 use std::net::SocketAddr;

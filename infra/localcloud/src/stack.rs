@@ -19,7 +19,6 @@ use localcloud_template::{Application, ResolveContext};
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 
-use crate::queue_adapter::SqsConsumer;
 
 #[derive(Debug, Clone)]
 pub struct StackConfig {
@@ -138,7 +137,7 @@ impl Stack {
             .map(|(api, gateway)| (api.logical_id.clone(), gateway.url.clone()))
             .collect();
 
-        let consumer = Arc::new(SqsConsumer(sqs.clone()));
+        let consumer: Arc<dyn localcloud_core::QueueConsumer> = sqs.clone();
         let mut mappings = Vec::new();
         for function in &app.functions {
             for event in &function.sqs_events {
