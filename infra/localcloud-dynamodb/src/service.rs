@@ -56,6 +56,11 @@ impl DynamoDb {
         self.metrics.snapshot()
     }
 
+    /// Zeroes the counters; tables and items stay.
+    pub fn reset_metrics(&self) {
+        self.metrics.reset();
+    }
+
     /// Drops every table and every counter.
     pub fn reset(&self) {
         self.tables.write().clear();

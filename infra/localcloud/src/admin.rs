@@ -49,10 +49,15 @@ impl Admin {
         metrics
     }
 
-    /// Drops all tables and queues and zeroes every counter.
+    /// Zeroes every counter (capacity units, SQS requests, invocations...);
+    /// tables, items, queues and messages stay, so a bench can reset between
+    /// scenarios without seeding again.
     pub fn reset(&self) {
-        self.dynamodb.reset();
+        self.dynamodb.reset_metrics();
         self.sqs.reset();
+        if let Some(stack) = &self.stack {
+            stack.reset_metrics();
+        }
     }
 }
 

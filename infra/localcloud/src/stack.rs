@@ -19,7 +19,6 @@ use localcloud_template::{Application, ResolveContext};
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 
-
 #[derive(Debug, Clone)]
 pub struct StackConfig {
     pub template: PathBuf,

@@ -109,7 +109,7 @@ async fn dynamodb_and_sqs_share_one_endpoint_and_the_region_comes_from_the_reque
 }
 
 #[tokio::test]
-async fn metrics_count_per_table_and_queue_and_reset_clears_everything() {
+async fn metrics_count_per_table_and_queue_and_reset_zeroes_them_but_keeps_data() {
     // GIVEN a local cloud with one table written to and one queue used
     let cloud = LocalCloud::start(LocalCloudConfig::ephemeral())
         .await
@@ -154,7 +154,7 @@ async fn metrics_count_per_table_and_queue_and_reset_clears_everything() {
         "CreateQueue + one empty receive: {metrics}"
     );
 
-    // WHEN reset THEN no table and no queue is left
+    // WHEN reset THEN every counter is zero and the data stays
     let (status, _) = http_call(
         "POST",
         &format!("{}/_localcloud/reset", cloud.endpoint()),
@@ -162,14 +162,25 @@ async fn metrics_count_per_table_and_queue_and_reset_clears_everything() {
     )
     .await;
     assert_eq!(status, 200);
-    let tables = ddb
-        .list_tables()
+    let metrics = get_json(&format!("{}/_localcloud/metrics", cloud.endpoint())).await;
+    let table = &metrics["dynamodb"]["tables"];
+    assert!(
+        table["tab"].is_null() || table["tab"]["write_units"] == 0.0,
+        "{metrics}"
+    );
+    let queue = &metrics["sqs"]["queues"]["arn:aws:sqs:eu-west-1:000000000000:q"];
+    assert!(
+        queue.is_null() || queue["billed_requests"] == 0,
+        "{metrics}"
+    );
+    let item = ddb
+        .get_item()
+        .table_name("tab")
+        .key("pk", AttributeValue::S("k0".into()))
         .send()
         .await
-        .unwrap()
-        .table_names
-        .unwrap_or_default();
-    assert!(tables.is_empty(), "{tables:?}");
+        .unwrap();
+    assert!(item.item.is_some(), "items survive a reset");
     let queues = sqs
         .list_queues()
         .send()
@@ -177,7 +188,7 @@ async fn metrics_count_per_table_and_queue_and_reset_clears_everything() {
         .unwrap()
         .queue_urls
         .unwrap_or_default();
-    assert!(queues.is_empty(), "{queues:?}");
+    assert_eq!(queues.len(), 1, "queues survive a reset");
     cloud.shutdown().await.unwrap();
 }
 
