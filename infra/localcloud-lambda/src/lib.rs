@@ -1,12 +1,36 @@
 //! The local cloud's Lambda service. Each function's real binary runs as a
-//! child process speaking the Lambda Runtime API to a listener of its own;
-//! environments start on demand (cold start), are reused while warm and shut
-//! down when idle. Concurrency limits, timeouts, crashes, `Event` retries and
-//! metering (REPORT lines, per-invocation records, CPU time) follow AWS.
+//! child process speaking the Lambda Runtime API to a listener of its own
+//! (`AWS_LAMBDA_RUNTIME_API=127.0.0.1:<port>`); environments start on demand
+//! (cold start), are reused while warm and shut down when idle. Concurrency
+//! limits, timeouts, crashes, memory limits, `Event` retries and metering
+//! (REPORT lines, per-invocation records, CPU time) follow AWS.
 //!
 //! Callers in the same process use [`LambdaService`] as a
 //! [`localcloud_core::Invoker`]; SDK clients reach the Invoke API through the
-//! shared endpoint, where the service is a [`localcloud_core::PathService`].
+//! shared endpoint, where the service is a [`localcloud_core::PathService`]:
+//!
+//! ```no_run
+//! # async fn demo() -> std::io::Result<()> {
+//! use std::sync::Arc;
+//! use localcloud_lambda::{FunctionConfig, LambdaConfig, LambdaService};
+//!
+//! let lambda = LambdaService::start(LambdaConfig {
+//!     functions: vec![FunctionConfig::new("orders", "target/debug/orders")],
+//!     ..LambdaConfig::default()
+//! })?;
+//! let dispatcher = localcloud_core::Dispatcher::new().with_path(lambda.clone());
+//! let server = localcloud_core::serve_on_ephemeral_port(Arc::new(dispatcher)).await?;
+//! // ... invoke through `lambda` (Invoker) or the SDK at `server.addr` ...
+//! lambda.shutdown().await;
+//! server.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Layout: `service` (lifecycle, metrics, the Invoke operation), `invocation`
+//! (one attempt in one environment), `environment` (a process and its
+//! `runtime_api`), `concurrency`, `async_invoke` (Event retries), `api`
+//! (REST-JSON routes), `metering`, `failures` (Lambda's own error documents).
 
 mod api;
 mod async_invoke;
