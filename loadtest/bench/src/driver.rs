@@ -13,10 +13,14 @@ use crate::cpu::CpuAccount;
 use crate::plan::{self, LoadShape, Mode, ScenarioSpec};
 use crate::recorder::{summarize, time_series, Recorder};
 use crate::results::*;
-use crate::sla::{users_held, CapacityStep, Sla};
 use crate::target::{LocalCloudProcess, LocalLaunch};
 use crate::variants::{self, Experiment, Variant};
 use crate::{metering, report, runner, scenarios};
+
+mod conduit;
+mod sweep;
+
+use conduit::{seed_conduit, seed_users};
 
 pub const REGION: &str = "us-east-1";
 
@@ -41,7 +45,7 @@ pub struct RunOptions {
     pub capacity: bool,
 }
 
-struct Context_ {
+struct Bench {
     opts: RunOptions,
     prices: PriceTable,
     http: reqwest::Client,
@@ -55,7 +59,7 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
     if opts.target == TargetKind::Local && template_text.is_empty() {
         anyhow::bail!("cannot read the template {}", opts.template.display());
     }
-    let ctx = Context_ {
+    let ctx = Bench {
         defaults: template_defaults(&template_text),
         template_text,
         prices: PriceTable::aws_default(),
@@ -92,7 +96,7 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
         }
     }
     if ctx.opts.sweep && ctx.opts.mode != Mode::Smoke && ctx.opts.target == TargetKind::Local {
-        records.extend(orders_sweep(&ctx).await?);
+        records.extend(sweep::orders_sweep(&ctx).await?);
     }
     if wants(&ctx.opts.scenarios, "conduit-mixed") && ctx.opts.mode != Mode::Smoke {
         for variant in selected(&ctx.opts, Experiment::Conduit) {
@@ -102,7 +106,7 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
                 skipped.push(skip("conduit-mixed", &variant, reason));
                 continue;
             }
-            let (mut recs, cap) = conduit(&ctx, &variant).await?;
+            let (mut recs, cap) = conduit::conduit(&ctx, &variant).await?;
             records.append(&mut recs);
             capacity.extend(cap);
         }
@@ -154,7 +158,7 @@ fn wants(filter: &[String], name: &str) -> bool {
     filter.is_empty() || filter.iter().any(|f| f == name)
 }
 
-fn deployed(ctx: &Context_, variant: &Variant) -> bool {
+fn deployed(ctx: &Bench, variant: &Variant) -> bool {
     match ctx.opts.target {
         TargetKind::Local => ctx.template_text.contains(&format!("\n  {}:", variant.api)),
         _ => ctx.opts.urls.contains_key(variant.api),
@@ -171,7 +175,7 @@ fn skip(scenario: &str, variant: &Variant, reason: String) -> Skipped {
 
 /// One scenario x variant x setting. `Ok(Err(reason))`: not run.
 async fn run_one(
-    ctx: &Context_,
+    ctx: &Bench,
     kind: RecordKind,
     spec: &ScenarioSpec,
     shape: &LoadShape,
@@ -306,7 +310,7 @@ async fn run_one(
     }))
 }
 
-fn price(ctx: &Context_, usage: &costmodel::Usage, successes: u64) -> anyhow::Result<CostFigures> {
+fn price(ctx: &Bench, usage: &costmodel::Usage, successes: u64) -> anyhow::Result<CostFigures> {
     let breakdown = costmodel::cost(usage, &ctx.prices, REGION, &CostOptions::default())
         .context("pricing the run")?;
     Ok(CostFigures {
@@ -336,194 +340,6 @@ fn setting_name(overrides: &BTreeMap<String, String>) -> String {
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
         .join(",")
-}
-
-/// Issue 6: where each orders path breaks and what it costs, one local cloud
-/// per setting, under the same short overload.
-async fn orders_sweep(ctx: &Context_) -> anyhow::Result<Vec<RunRecord>> {
-    let spec = ScenarioSpec {
-        name: "orders-sweep".into(),
-        experiment: Experiment::Orders,
-        shape: plan::sweep_shape(),
-        size: Some(5),
-        think_time_s: None,
-    };
-    let shape = spec.shape.scaled(ctx.opts.mode);
-    let mut settings: Vec<(Variant, BTreeMap<String, String>)> = Vec::new();
-    for cap in sweep_values(ctx.opts.mode, &[10, 50, 100, 200]) {
-        settings.push((
-            variants::ORDERS_DIRECT,
-            [("OrdersBackendConcurrency".to_string(), cap.to_string())].into(),
-        ));
-    }
-    for cap in sweep_values(ctx.opts.mode, &[10, 50, 100, 200]) {
-        for batch in [1, 10] {
-            settings.push((
-                variants::ORDERS_QUEUE,
-                [
-                    ("OrdersQueueMaxConcurrency".to_string(), cap.to_string()),
-                    ("OrdersQueueBatchSize".to_string(), batch.to_string()),
-                ]
-                .into(),
-            ));
-        }
-    }
-    phase(&format!(
-        "orders sweep: {} settings, load {}",
-        settings.len(),
-        shape.describe()
-    ));
-    let mut records = Vec::new();
-    for (variant, overrides) in settings {
-        if !ctx.opts.variants.is_empty() && !ctx.opts.variants.iter().any(|v| v == variant.name) {
-            continue;
-        }
-        if let Ok(record) =
-            run_one(ctx, RecordKind::Sweep, &spec, &shape, &variant, &overrides).await?
-        {
-            records.push(record);
-        }
-    }
-    Ok(records)
-}
-
-fn sweep_values(mode: Mode, all: &[u64]) -> Vec<u64> {
-    match mode {
-        Mode::Full => all.to_vec(),
-        _ => vec![all[0], all[2]],
-    }
-}
-
-fn seed_users(mode: Mode) -> usize {
-    match mode {
-        Mode::Full => 1_000,
-        _ => 200,
-    }
-}
-
-/// Loads the seeded data set with the conduit crate's `conduit-seed`.
-async fn seed_conduit(
-    ctx: &Context_,
-    cloud: &LocalCloudProcess,
-    work_dir: &Path,
-) -> anyhow::Result<()> {
-    let seed = ctx.opts.binaries_dir.join("conduit-seed");
-    anyhow::ensure!(
-        seed.is_file(),
-        "missing {}: build the workspace's binaries",
-        seed.display()
-    );
-    let full = ctx.opts.mode == Mode::Full;
-    let tables = cloud.tables();
-    let table = |part: &str| {
-        tables
-            .iter()
-            .find(|(id, _)| id.to_lowercase().contains(part))
-            .map(|(_, n)| n.clone())
-    };
-    let mut command = tokio::process::Command::new(seed);
-    command
-        .args(["--users", if full { "1000" } else { "200" }])
-        .args(["--articles", if full { "10000" } else { "2000" }])
-        .args(["--comments", if full { "50000" } else { "10000" }])
-        .env("AWS_ENDPOINT_URL", &cloud.endpoint)
-        .env("AWS_REGION", REGION)
-        .env("AWS_ACCESS_KEY_ID", "test")
-        .env("AWS_SECRET_ACCESS_KEY", "test")
-        .stdout(std::fs::File::create(work_dir.join("seed.log"))?);
-    for (env, part) in [
-        ("USERS_TABLE", "user"),
-        ("FOLLOWS_TABLE", "follow"),
-        ("ARTICLES_TABLE", "article"),
-        ("COMMENTS_TABLE", "comment"),
-    ] {
-        if let Some(name) = table(part) {
-            command.env(env, name);
-        }
-    }
-    phase("seeding Conduit data with conduit-seed");
-    let status = command.status().await?;
-    anyhow::ensure!(
-        status.success(),
-        "conduit-seed failed ({status}); see {}",
-        work_dir.join("seed.log").display()
-    );
-    Ok(())
-}
-
-/// The Conduit mix at a steady load, then the capacity search.
-async fn conduit(
-    ctx: &Context_,
-    variant: &Variant,
-) -> anyhow::Result<(Vec<RunRecord>, Option<CapacityResult>)> {
-    let mut records = Vec::new();
-    let steps_users = plan::capacity_steps(ctx.opts.mode);
-    let spec = plan::conduit_scenario(steps_users[0]);
-    let shape = spec.shape.scaled(ctx.opts.mode);
-    if let Ok(record) = run_one(
-        ctx,
-        RecordKind::Scenario,
-        &spec,
-        &shape,
-        variant,
-        &BTreeMap::new(),
-    )
-    .await?
-    {
-        records.push(record);
-    }
-    if !ctx.opts.capacity {
-        return Ok((records, None));
-    }
-    let step_seconds = if ctx.opts.mode == Mode::Full { 300 } else { 20 };
-    let mut steps = Vec::new();
-    for users in steps_users {
-        let spec = ScenarioSpec {
-            name: "conduit-capacity".into(),
-            ..plan::conduit_scenario(users)
-        };
-        let shape = LoadShape::new(&[(users, step_seconds / 4), (users, step_seconds)]);
-        let Ok(record) = run_one(
-            ctx,
-            RecordKind::Capacity,
-            &spec,
-            &shape,
-            variant,
-            &BTreeMap::new(),
-        )
-        .await?
-        else {
-            break;
-        };
-        let violations = Sla::default().violations(&record.summary);
-        let held = violations.is_empty();
-        phase(&format!(
-            "capacity {}: {users} users {}",
-            variant.name,
-            if held {
-                "held".into()
-            } else {
-                violations.join(", ")
-            }
-        ));
-        steps.push(CapacityStep {
-            users,
-            held,
-            violations,
-            summary: record.summary.clone(),
-        });
-        records.push(record);
-        if !held {
-            break;
-        }
-    }
-    let result = CapacityResult {
-        variant: variant.name.into(),
-        users_held: users_held(&steps),
-        steps,
-        step_seconds,
-    };
-    Ok((records, Some(result)))
 }
 
 /// `Parameters:` defaults of a SAM template (two-space names, four-space `Default:`).
@@ -581,14 +397,5 @@ mod tests {
             "OrdersQueueBatchSize=10,OrdersQueueMaxConcurrency=50"
         );
         assert_eq!(setting_name(&BTreeMap::new()), "template defaults");
-    }
-
-    #[test]
-    fn quick_sweep_tries_a_low_and_the_default_cap() {
-        assert_eq!(
-            sweep_values(Mode::Quick, &[10, 50, 100, 200]),
-            vec![10, 100]
-        );
-        assert_eq!(sweep_values(Mode::Full, &[10, 50]).len(), 2);
     }
 }

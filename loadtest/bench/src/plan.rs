@@ -134,6 +134,18 @@ pub fn conduit_scenario(users: u64) -> ScenarioSpec {
     }
 }
 
+/// The steady Conduit run: quick holds 30 s (not 0.4 x 5 min), as the
+/// capacity steps after it measure the same mix again.
+pub fn conduit_shape(spec: &ScenarioSpec, mode: Mode) -> LoadShape {
+    match mode {
+        Mode::Quick => {
+            let users = spec.shape.peak_users();
+            LoadShape::new(&[(users, 10), (users, 30)])
+        }
+        _ => spec.shape.scaled(mode),
+    }
+}
+
 /// User counts tried by the Conduit capacity search, smallest first.
 pub fn capacity_steps(mode: Mode) -> Vec<u64> {
     match mode {
@@ -178,5 +190,7 @@ mod tests {
     fn largepayload_asks_for_100_orders() {
         assert_eq!(orders_scenarios()[2].size, Some(100));
         assert_eq!(conduit_scenario(50).think_time_s, Some((1, 7)));
+        let quick = conduit_shape(&conduit_scenario(50), Mode::Quick);
+        assert_eq!((quick.seconds(), quick.peak_users()), (40, 50));
     }
 }

@@ -1,0 +1,143 @@
+//! The Conduit experiment: seeded data, the steady mix, the capacity search.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::{phase, run_one, Bench, REGION};
+use crate::plan::{self, LoadShape, Mode, ScenarioSpec};
+use crate::results::{CapacityResult, RecordKind, RunRecord};
+use crate::sla::{users_held, CapacityStep, Sla};
+use crate::target::LocalCloudProcess;
+use crate::variants::Variant;
+
+pub(super) fn seed_users(mode: Mode) -> usize {
+    match mode {
+        Mode::Full => 1_000,
+        _ => 200,
+    }
+}
+
+/// Loads the seeded data set with the conduit crate's `conduit-seed`.
+pub(super) async fn seed_conduit(
+    ctx: &Bench,
+    cloud: &LocalCloudProcess,
+    work_dir: &Path,
+) -> anyhow::Result<()> {
+    let seed = ctx.opts.binaries_dir.join("conduit-seed");
+    anyhow::ensure!(
+        seed.is_file(),
+        "missing {}: build the workspace's binaries",
+        seed.display()
+    );
+    let full = ctx.opts.mode == Mode::Full;
+    let tables = cloud.tables();
+    let table = |part: &str| {
+        tables
+            .iter()
+            .find(|(id, _)| id.to_lowercase().contains(part))
+            .map(|(_, n)| n.clone())
+    };
+    let mut command = tokio::process::Command::new(seed);
+    command
+        .args(["--users", if full { "1000" } else { "200" }])
+        .args(["--articles", if full { "10000" } else { "2000" }])
+        .args(["--comments", if full { "50000" } else { "10000" }])
+        .env("AWS_ENDPOINT_URL", &cloud.endpoint)
+        .env("AWS_REGION", REGION)
+        .env("AWS_ACCESS_KEY_ID", "test")
+        .env("AWS_SECRET_ACCESS_KEY", "test")
+        .stdout(std::fs::File::create(work_dir.join("seed.log"))?);
+    for (env, part) in [
+        ("USERS_TABLE", "user"),
+        ("FOLLOWS_TABLE", "follow"),
+        ("ARTICLES_TABLE", "article"),
+        ("COMMENTS_TABLE", "comment"),
+    ] {
+        if let Some(name) = table(part) {
+            command.env(env, name);
+        }
+    }
+    phase("seeding Conduit data with conduit-seed");
+    let status = command.status().await?;
+    anyhow::ensure!(
+        status.success(),
+        "conduit-seed failed ({status}); see {}",
+        work_dir.join("seed.log").display()
+    );
+    Ok(())
+}
+
+/// The Conduit mix at a steady load, then the capacity search.
+pub(super) async fn conduit(
+    ctx: &Bench,
+    variant: &Variant,
+) -> anyhow::Result<(Vec<RunRecord>, Option<CapacityResult>)> {
+    let mut records = Vec::new();
+    let steps_users = plan::capacity_steps(ctx.opts.mode);
+    let spec = plan::conduit_scenario(steps_users[0]);
+    let shape = plan::conduit_shape(&spec, ctx.opts.mode);
+    if let Ok(record) = run_one(
+        ctx,
+        RecordKind::Scenario,
+        &spec,
+        &shape,
+        variant,
+        &BTreeMap::new(),
+    )
+    .await?
+    {
+        records.push(record);
+    }
+    if !ctx.opts.capacity {
+        return Ok((records, None));
+    }
+    let step_seconds = if ctx.opts.mode == Mode::Full { 300 } else { 20 };
+    let mut steps = Vec::new();
+    for users in steps_users {
+        let spec = ScenarioSpec {
+            name: "conduit-capacity".into(),
+            ..plan::conduit_scenario(users)
+        };
+        let shape = LoadShape::new(&[(users, step_seconds / 4), (users, step_seconds)]);
+        let Ok(record) = run_one(
+            ctx,
+            RecordKind::Capacity,
+            &spec,
+            &shape,
+            variant,
+            &BTreeMap::new(),
+        )
+        .await?
+        else {
+            break;
+        };
+        let violations = Sla::default().violations(&record.summary);
+        let held = violations.is_empty();
+        phase(&format!(
+            "capacity {}: {users} users {}",
+            variant.name,
+            if held {
+                "held".into()
+            } else {
+                violations.join(", ")
+            }
+        ));
+        steps.push(CapacityStep {
+            users,
+            held,
+            violations,
+            summary: record.summary.clone(),
+        });
+        records.push(record);
+        if !held {
+            break;
+        }
+    }
+    let result = CapacityResult {
+        variant: variant.name.into(),
+        users_held: users_held(&steps),
+        steps,
+        step_seconds,
+    };
+    Ok((records, Some(result)))
+}

@@ -1,0 +1,78 @@
+//! Issue 6: the orders sweep over the paths' concurrency and batch settings.
+
+use std::collections::BTreeMap;
+
+use super::{phase, run_one, Bench};
+use crate::plan::{self, Mode, ScenarioSpec};
+use crate::results::{RecordKind, RunRecord};
+use crate::variants::{self, Experiment, Variant};
+
+/// Issue 6: where each orders path breaks and what it costs, one local cloud
+/// per setting, under the same short overload.
+pub(super) async fn orders_sweep(ctx: &Bench) -> anyhow::Result<Vec<RunRecord>> {
+    let spec = ScenarioSpec {
+        name: "orders-sweep".into(),
+        experiment: Experiment::Orders,
+        shape: plan::sweep_shape(),
+        size: Some(5),
+        think_time_s: None,
+    };
+    let shape = spec.shape.scaled(ctx.opts.mode);
+    let mut settings: Vec<(Variant, BTreeMap<String, String>)> = Vec::new();
+    for cap in sweep_values(ctx.opts.mode, &[10, 50, 100, 200]) {
+        settings.push((
+            variants::ORDERS_DIRECT,
+            [("OrdersBackendConcurrency".to_string(), cap.to_string())].into(),
+        ));
+    }
+    for cap in sweep_values(ctx.opts.mode, &[10, 50, 100, 200]) {
+        for batch in [1, 10] {
+            settings.push((
+                variants::ORDERS_QUEUE,
+                [
+                    ("OrdersQueueMaxConcurrency".to_string(), cap.to_string()),
+                    ("OrdersQueueBatchSize".to_string(), batch.to_string()),
+                ]
+                .into(),
+            ));
+        }
+    }
+    phase(&format!(
+        "orders sweep: {} settings, load {}",
+        settings.len(),
+        shape.describe()
+    ));
+    let mut records = Vec::new();
+    for (variant, overrides) in settings {
+        if !ctx.opts.variants.is_empty() && !ctx.opts.variants.iter().any(|v| v == variant.name) {
+            continue;
+        }
+        if let Ok(record) =
+            run_one(ctx, RecordKind::Sweep, &spec, &shape, &variant, &overrides).await?
+        {
+            records.push(record);
+        }
+    }
+    Ok(records)
+}
+
+pub(super) fn sweep_values(mode: Mode, all: &[u64]) -> Vec<u64> {
+    match mode {
+        Mode::Full => all.to_vec(),
+        _ => vec![all[0], all[2]],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quick_sweep_tries_a_low_and_the_default_cap() {
+        assert_eq!(
+            sweep_values(Mode::Quick, &[10, 50, 100, 200]),
+            vec![10, 100]
+        );
+        assert_eq!(sweep_values(Mode::Full, &[10, 50]).len(), 2);
+    }
+}
