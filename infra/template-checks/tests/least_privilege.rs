@@ -11,7 +11,7 @@ use template_checks::load_template;
 
 /// The reply queues the orders API creates per execution environment
 /// (`REPLY_QUEUE_PREFIX` in the template).
-const REPLY_QUEUES: Resource = Resource::QueuePattern("{stack}-orders-reply-*");
+const ORDERS_REPLY_QUEUES: &str = "{stack}-orders-reply-*";
 
 /// What the orders back end reads and writes (shared/orders/src/backend.rs).
 const ORDERS_TABLE_USE: Use = Use {
@@ -44,6 +44,192 @@ const fn conduit_table(logical_id: &'static str) -> Use {
     }
 }
 
+/// What the SQS event source mapping does with the function's role
+/// (SQSPollerPolicy).
+const POLLER: &[&str] = &[
+    "sqs:ChangeMessageVisibility",
+    "sqs:ChangeMessageVisibilityBatch",
+    "sqs:DeleteMessage",
+    "sqs:DeleteMessageBatch",
+    "sqs:GetQueueAttributes",
+    "sqs:ReceiveMessage",
+];
+
+/// What a caller does with its own reply queues (transport::reply).
+const REPLY_QUEUE_OWNER: &[&str] = &[
+    "sqs:CreateQueue",
+    "sqs:TagQueue",
+    "sqs:ListQueueTags",
+    "sqs:ReceiveMessage",
+    "sqs:DeleteMessage",
+    "sqs:DeleteQueue",
+];
+
+const fn table(logical_id: &'static str, actions: &'static [&'static str]) -> Use {
+    Use {
+        resource: Resource::Table(logical_id),
+        actions,
+    }
+}
+
+const fn invoke(function: &'static str) -> Use {
+    Use {
+        resource: Resource::Function(function),
+        actions: &["lambda:InvokeFunction"],
+    }
+}
+
+/// SQSSendMessagePolicy grants SendMessage*; the code uses SendMessage.
+const fn send_to(queue: &'static str) -> Use {
+    Use {
+        resource: Resource::Queue(queue),
+        actions: &["sqs:SendMessage*"],
+    }
+}
+
+const fn poll(queue: &'static str) -> Use {
+    Use {
+        resource: Resource::Queue(queue),
+        actions: POLLER,
+    }
+}
+
+const fn reply_to(callers_pattern: &'static str) -> Use {
+    Use {
+        resource: Resource::QueuePattern(callers_pattern),
+        actions: &["sqs:SendMessage"],
+    }
+}
+
+const fn own_replies(pattern: &'static str) -> Use {
+    Use {
+        resource: Resource::QueuePattern(pattern),
+        actions: REPLY_QUEUE_OWNER,
+    }
+}
+
+const LIST_QUEUES: Use = Use {
+    resource: Resource::Any,
+    actions: &["sqs:ListQueues"],
+};
+
+// Conduit microservices: each service reaches only its own table (what the
+// store calls for that owner in shared/conduit/src/store/dynamo), and the
+// services it calls, by Invoke or by SQS request/reply.
+const USERS_TABLE: Use = table(
+    "ConduitUsersTable",
+    &[
+        "dynamodb:GetItem",
+        "dynamodb:BatchGetItem",
+        "dynamodb:PutItem",
+        "dynamodb:DeleteItem",
+    ],
+);
+const FOLLOWS_TABLE: Use = table(
+    "ConduitFollowsTable",
+    &[
+        "dynamodb:BatchGetItem",
+        "dynamodb:Query",
+        "dynamodb:PutItem",
+        "dynamodb:DeleteItem",
+    ],
+);
+const ARTICLES_TABLE: Use = table(
+    "ConduitArticlesTable",
+    &[
+        "dynamodb:GetItem",
+        "dynamodb:BatchGetItem",
+        "dynamodb:Query",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:DeleteItem",
+    ],
+);
+const COMMENTS_TABLE: Use = table(
+    "ConduitCommentsTable",
+    &[
+        "dynamodb:GetItem",
+        "dynamodb:Query",
+        "dynamodb:PutItem",
+        "dynamodb:DeleteItem",
+        "dynamodb:BatchWriteItem",
+    ],
+);
+
+const MICRO_NEEDS: &[Needs] = &[
+    Needs {
+        function: "ConduitMicroInvokeUsersFunction",
+        uses: &[USERS_TABLE],
+    },
+    Needs {
+        function: "ConduitMicroInvokeProfilesFunction",
+        uses: &[FOLLOWS_TABLE, invoke("ConduitMicroInvokeUsersFunction")],
+    },
+    Needs {
+        function: "ConduitMicroInvokeArticlesFunction",
+        uses: &[
+            ARTICLES_TABLE,
+            invoke("ConduitMicroInvokeUsersFunction"),
+            invoke("ConduitMicroInvokeProfilesFunction"),
+            invoke("ConduitMicroInvokeCommentsFunction"),
+        ],
+    },
+    Needs {
+        function: "ConduitMicroInvokeCommentsFunction",
+        uses: &[
+            COMMENTS_TABLE,
+            invoke("ConduitMicroInvokeUsersFunction"),
+            invoke("ConduitMicroInvokeProfilesFunction"),
+            invoke("ConduitMicroInvokeArticlesFunction"),
+        ],
+    },
+    Needs {
+        function: "ConduitMicroQueueUsersFunction",
+        uses: &[
+            USERS_TABLE,
+            poll("ConduitMicroUsersRequests"),
+            reply_to("{stack}-cr-*-users-*"),
+        ],
+    },
+    Needs {
+        function: "ConduitMicroQueueProfilesFunction",
+        uses: &[
+            FOLLOWS_TABLE,
+            poll("ConduitMicroProfilesRequests"),
+            reply_to("{stack}-cr-*-profiles-*"),
+            own_replies("{stack}-cr-profiles-*"),
+            LIST_QUEUES,
+            send_to("ConduitMicroUsersRequests"),
+        ],
+    },
+    Needs {
+        function: "ConduitMicroQueueArticlesFunction",
+        uses: &[
+            ARTICLES_TABLE,
+            poll("ConduitMicroArticlesRequests"),
+            reply_to("{stack}-cr-*-articles-*"),
+            own_replies("{stack}-cr-articles-*"),
+            LIST_QUEUES,
+            send_to("ConduitMicroUsersRequests"),
+            send_to("ConduitMicroProfilesRequests"),
+            send_to("ConduitMicroCommentsRequests"),
+        ],
+    },
+    Needs {
+        function: "ConduitMicroQueueCommentsFunction",
+        uses: &[
+            COMMENTS_TABLE,
+            poll("ConduitMicroCommentsRequests"),
+            reply_to("{stack}-cr-*-comments-*"),
+            own_replies("{stack}-cr-comments-*"),
+            LIST_QUEUES,
+            send_to("ConduitMicroUsersRequests"),
+            send_to("ConduitMicroProfilesRequests"),
+            send_to("ConduitMicroArticlesRequests"),
+        ],
+    },
+];
+
 const NEEDS: &[Needs] = &[
     Needs {
         function: "ConduitMonolithFunction",
@@ -57,10 +243,7 @@ const NEEDS: &[Needs] = &[
     // orders-api, direct path: transport::invoke.
     Needs {
         function: "OrdersDirectFunction",
-        uses: &[Use {
-            resource: Resource::Function("OrdersBackendFunction"),
-            actions: &["lambda:InvokeFunction"],
-        }],
+        uses: &[invoke("OrdersBackendFunction")],
     },
     Needs {
         function: "OrdersBackendFunction",
@@ -72,48 +255,18 @@ const NEEDS: &[Needs] = &[
     Needs {
         function: "OrdersQueueFunction",
         uses: &[
-            Use {
-                resource: Resource::Queue("OrdersRequestQueue"),
-                // SQSSendMessagePolicy grants SendMessage*; the code uses SendMessage.
-                actions: &["sqs:SendMessage*"],
-            },
-            Use {
-                resource: REPLY_QUEUES,
-                actions: &[
-                    "sqs:CreateQueue",
-                    "sqs:TagQueue",
-                    "sqs:ListQueueTags",
-                    "sqs:ReceiveMessage",
-                    "sqs:DeleteMessage",
-                    "sqs:DeleteQueue",
-                ],
-            },
-            Use {
-                resource: Resource::Any,
-                actions: &["sqs:ListQueues"],
-            },
+            send_to("OrdersRequestQueue"),
+            own_replies(ORDERS_REPLY_QUEUES),
+            LIST_QUEUES,
         ],
     },
     // orders-backend as the queue worker: the event source mapping polls
-    // with the function's role (SQSPollerPolicy); transport::worker replies.
+    // with the function's role; transport::worker replies.
     Needs {
         function: "OrdersWorkerFunction",
         uses: &[
-            Use {
-                resource: Resource::Queue("OrdersRequestQueue"),
-                actions: &[
-                    "sqs:ChangeMessageVisibility",
-                    "sqs:ChangeMessageVisibilityBatch",
-                    "sqs:DeleteMessage",
-                    "sqs:DeleteMessageBatch",
-                    "sqs:GetQueueAttributes",
-                    "sqs:ReceiveMessage",
-                ],
-            },
-            Use {
-                resource: REPLY_QUEUES,
-                actions: &["sqs:SendMessage"],
-            },
+            poll("OrdersRequestQueue"),
+            reply_to(ORDERS_REPLY_QUEUES),
             ORDERS_TABLE_USE,
         ],
     },
@@ -132,7 +285,8 @@ fn every_function_is_granted_exactly_what_its_code_needs() {
     // GIVEN the project's template, resolved as stack `local`
     let app = load_template().expect("template.yaml loads");
     // WHEN each function's grants are compared with the NEEDS table
-    let violations = check(&app, "local", NEEDS);
+    let needs: Vec<Needs> = NEEDS.iter().chain(MICRO_NEEDS).copied().collect();
+    let violations = check(&app, "local", &needs);
     // THEN there is no extra, missing or wildcard grant
     assert!(
         violations.is_empty(),
