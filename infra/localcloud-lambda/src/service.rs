@@ -40,6 +40,15 @@ impl LambdaService {
     pub fn start(config: LambdaConfig) -> std::io::Result<Arc<Self>> {
         let invalid =
             |message: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, message);
+        // They end up in ARNs and Runtime API headers.
+        let header_safe =
+            |v: &str| !v.is_empty() && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        if !header_safe(&config.region) || !header_safe(&config.account_id) {
+            return Err(invalid(format!(
+                "region {:?} and account id {:?} must be letters, digits and '-'",
+                config.region, config.account_id
+            )));
+        }
         let mut functions = BTreeMap::new();
         for function in &config.functions {
             if !names::is_valid_name(&function.name) {

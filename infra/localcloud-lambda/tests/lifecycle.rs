@@ -192,7 +192,7 @@ async fn records_say_who_called_and_what_happened() {
 }
 
 #[tokio::test]
-async fn invalid_or_duplicate_function_names_are_refused_at_start() {
+async fn invalid_names_regions_and_duplicates_are_refused_at_start() {
     let bad = LambdaService::start(config(vec![function("bad name", "echo")]));
     assert!(bad.is_err());
     let twice = LambdaService::start(config(vec![
@@ -200,6 +200,11 @@ async fn invalid_or_duplicate_function_names_are_refused_at_start() {
         function("echo", "sleep"),
     ]));
     assert!(twice.is_err());
+    let bad_region = LambdaService::start(LambdaConfig {
+        region: "eu-west-1\n".into(),
+        ..config(vec![])
+    });
+    assert!(bad_region.is_err());
 }
 
 #[tokio::test]
