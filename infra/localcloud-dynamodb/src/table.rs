@@ -20,13 +20,14 @@ pub struct StoredItem {
     pub size: usize,
 }
 
-/// An index entry's sort position: the index range key, then the table key to
-/// tell apart items that share the index key.
-pub type IndexSortKey = (Option<KeyPart>, PrimaryKey);
+/// The table keys of the items sharing one index key, in table-key order
+/// (the order DynamoDB Local returns them in, whatever the direction).
+pub type IndexGroup = BTreeSet<PrimaryKey>;
 
 #[derive(Default, Debug)]
 pub struct IndexState {
-    pub partitions: BTreeMap<KeyPart, BTreeSet<IndexSortKey>>,
+    /// Index hash key -> index range key -> table keys.
+    pub partitions: BTreeMap<KeyPart, BTreeMap<Option<KeyPart>, IndexGroup>>,
     pub count: usize,
     pub bytes: usize,
 }
@@ -150,9 +151,14 @@ impl IndexState {
             .and(new)
             .map(|n| projected_size(def, index, n));
         if let Some((hash, range)) = &old_key {
-            if let Some(entries) = self.partitions.get_mut(hash) {
-                entries.remove(&(range.clone(), key.clone()));
-                if entries.is_empty() {
+            if let Some(groups) = self.partitions.get_mut(hash) {
+                if let Some(group) = groups.get_mut(range) {
+                    group.remove(key);
+                    if group.is_empty() {
+                        groups.remove(range);
+                    }
+                }
+                if groups.is_empty() {
                     self.partitions.remove(hash);
                 }
             }
@@ -163,7 +169,9 @@ impl IndexState {
             self.partitions
                 .entry(hash.clone())
                 .or_default()
-                .insert((range.clone(), key.clone()));
+                .entry(range.clone())
+                .or_default()
+                .insert(key.clone());
             self.count += 1;
             self.bytes += new_size.unwrap_or(0);
         }

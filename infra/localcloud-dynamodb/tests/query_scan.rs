@@ -359,3 +359,65 @@ async fn query_pages_stop_at_one_megabyte() {
         .unwrap();
     assert_eq!(first.count + rest.count, 5);
 }
+
+#[tokio::test]
+async fn index_pages_visit_items_sharing_an_index_key_exactly_once_both_ways() {
+    // GIVEN seven items sharing one GSI key and three sharing one LSI score
+    let local = start().await;
+    create_indexed(&local.client, "ties").await;
+    for i in 0..7 {
+        local
+            .client
+            .put_item()
+            .table_name("ties")
+            .set_item(Some(item(&[
+                ("pk", s("p")),
+                ("sk", n(i)),
+                ("email", s("same")),
+                ("score", n(i % 3)),
+            ])))
+            .send()
+            .await
+            .unwrap();
+    }
+    for (index, cond, values) in [
+        ("by-email", "email = :v", vec![(":v", s("same"))]),
+        (
+            "by-score",
+            "pk = :v AND score >= :z",
+            vec![(":v", s("p")), (":z", n(0))],
+        ),
+    ] {
+        for forward in [true, false] {
+            // WHEN paging two at a time
+            let mut seen = Vec::new();
+            let mut start = None;
+            loop {
+                let mut q = local
+                    .client
+                    .query()
+                    .table_name("ties")
+                    .index_name(index)
+                    .key_condition_expression(cond)
+                    .scan_index_forward(forward)
+                    .limit(2)
+                    .set_exclusive_start_key(start.take());
+                for (k, v) in &values {
+                    q = q.expression_attribute_values(*k, v.clone());
+                }
+                let out = q.send().await.unwrap();
+                seen.extend(sks(out.items()));
+                match out.last_evaluated_key {
+                    Some(k) => start = Some(k),
+                    None => break,
+                }
+            }
+            // THEN every item comes exactly once
+            let mut sorted = seen.clone();
+            sorted.sort();
+            sorted.dedup();
+            assert_eq!(sorted.len(), 7, "{index} forward={forward}: {seen:?}");
+            assert_eq!(seen.len(), 7, "{index} forward={forward}: {seen:?}");
+        }
+    }
+}

@@ -73,7 +73,12 @@ pub fn batch_get(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     for (name, request) in requests {
         let table = db.table(Some(&name))?;
         reject_legacy(&[("AttributesToGet", request.attributes_to_get.is_some())])?;
-        let mut ctx = expression_context(request.expression_attribute_names, None)?;
+        let mut ctx = expression_context(
+            request.expression_attribute_names,
+            None,
+            &[],
+            request.projection_expression.is_some(),
+        )?;
         let projection = request
             .projection_expression
             .as_deref()

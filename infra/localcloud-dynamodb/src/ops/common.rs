@@ -38,7 +38,30 @@ impl Serialize for OutItem {
 pub type Names = Option<HashMap<String, String>>;
 pub type Values = Option<HashMap<String, AttributeValue>>;
 
-pub fn expression_context(names: Names, values: Values) -> DdbResult<ExpressionContext> {
+/// The placeholders of one request. `value_users` names the request's
+/// expressions that may use values, with whether each is present;
+/// `other_present` tells whether an expression taking only names (a projection)
+/// is. AWS rejects placeholders given with no expression to use them.
+pub fn expression_context(
+    names: Names,
+    values: Values,
+    value_users: &[(&str, bool)],
+    other_present: bool,
+) -> DdbResult<ExpressionContext> {
+    let any_value_user = value_users.iter().any(|(_, present)| *present);
+    if values.is_some() && !any_value_user {
+        let absent: Vec<&str> = value_users.iter().map(|(name, _)| *name).collect();
+        let verb = if absent.len() > 1 { "are" } else { "is" };
+        return Err(validation(format!(
+            "ExpressionAttributeValues can only be specified when using expressions: {} {verb} null",
+            absent.join(" and ")
+        )));
+    }
+    if names.is_some() && !any_value_user && !other_present {
+        return Err(validation(
+            "ExpressionAttributeNames can only be specified when using expressions",
+        ));
+    }
     Ok(ExpressionContext::new(names, values)?)
 }
 

@@ -45,7 +45,12 @@ pub fn get_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     reject_legacy(&[("AttributesToGet", input.attributes_to_get.is_some())])?;
     let capacity = ReturnCapacity::parse(input.return_consumed_capacity.as_deref())?;
     let key = table.def.keys.key_from_request(&required_key(input.key)?)?;
-    let mut ctx = expression_context(input.expression_attribute_names, None)?;
+    let mut ctx = expression_context(
+        input.expression_attribute_names,
+        None,
+        &[],
+        input.projection_expression.is_some(),
+    )?;
     let projection = input
         .projection_expression
         .as_deref()
@@ -108,6 +113,8 @@ pub fn put_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     let mut ctx = expression_context(
         input.expression_attribute_names,
         input.expression_attribute_values,
+        &[("ConditionExpression", input.condition_expression.is_some())],
+        false,
     )?;
     let condition = input
         .condition_expression
@@ -171,6 +178,8 @@ pub fn delete_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     let mut ctx = expression_context(
         input.expression_attribute_names,
         input.expression_attribute_values,
+        &[("ConditionExpression", input.condition_expression.is_some())],
+        false,
     )?;
     let condition = input
         .condition_expression
@@ -235,6 +244,11 @@ pub fn update_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     let mut ctx = expression_context(
         input.expression_attribute_names,
         input.expression_attribute_values,
+        &[
+            ("UpdateExpression", input.update_expression.is_some()),
+            ("ConditionExpression", input.condition_expression.is_some()),
+        ],
+        false,
     )?;
     let update = input
         .update_expression

@@ -115,9 +115,22 @@ fn read(db: &DynamoDb, body: &[u8], is_query: bool) -> DdbResult<Vec<u8>> {
         }
     };
     let keys = index.map_or(&def.keys, |(_, ix)| &ix.keys);
+    let value_users: &[(&str, bool)] = if is_query {
+        &[
+            (
+                "KeyConditionExpression",
+                input.key_condition_expression.is_some(),
+            ),
+            ("FilterExpression", input.filter_expression.is_some()),
+        ]
+    } else {
+        &[("FilterExpression", input.filter_expression.is_some())]
+    };
     let mut ctx = expression_context(
         input.expression_attribute_names,
         input.expression_attribute_values,
+        value_users,
+        input.projection_expression.is_some(),
     )?;
     let walk = if is_query {
         let expr = input.key_condition_expression.as_deref().ok_or_else(|| {
@@ -298,6 +311,9 @@ fn select(
             }
             Ok((false, false))
         }
+        Some("SPECIFIC_ATTRIBUTES") if !has_projection => Err(validation(
+            "Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES",
+        )),
         Some("SPECIFIC_ATTRIBUTES") => Ok((false, false)),
         Some("COUNT") => {
             if has_projection {

@@ -121,7 +121,12 @@ pub fn transact_get(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
             .def
             .keys
             .key_from_request(get.key.as_ref().unwrap_or(empty_item()))?;
-        let mut ctx = expression_context(get.expression_attribute_names, None)?;
+        let mut ctx = expression_context(
+            get.expression_attribute_names,
+            None,
+            &[],
+            get.projection_expression.is_some(),
+        )?;
         let projection = get
             .projection_expression
             .as_deref()
@@ -225,9 +230,19 @@ fn parse_action(db: &DynamoDb, item: TransactItem) -> DdbResult<Action> {
         _ => return Err(one_action()),
     };
     let table = db.table(input.table_name.as_deref())?;
+    let value_users: &[(&str, bool)] = if kind == "update" {
+        &[
+            ("UpdateExpression", input.update_expression.is_some()),
+            ("ConditionExpression", input.condition_expression.is_some()),
+        ]
+    } else {
+        &[("ConditionExpression", input.condition_expression.is_some())]
+    };
     let mut ctx = expression_context(
         input.expression_attribute_names,
         input.expression_attribute_values,
+        value_users,
+        false,
     )?;
     let update = input
         .update_expression

@@ -7,7 +7,7 @@ use std::ops::Bound;
 use dynamodb_lang::RangeCondition;
 
 use crate::key::{segment_hash, KeyPart, PrimaryKey};
-use crate::table::TableState;
+use crate::table::{IndexGroup, TableState};
 
 /// What to visit: one partition of a Query, or every partition of a (segment
 /// of a) Scan.
@@ -158,7 +158,7 @@ pub fn index_keys<'a>(
     start: Option<Start>,
 ) -> Box<dyn Iterator<Item = PrimaryKey> + 'a> {
     let index = &state.indexes[i];
-    let start = start.and_then(|s| s.index.map(|(h, r)| (h, (r, s.table))));
+    let start = start.and_then(|s| s.index.map(|(h, r)| (h, r, s.table)));
     match walk {
         Walk::Query {
             hash,
@@ -168,29 +168,46 @@ pub fn index_keys<'a>(
             let Some(partition) = index.partitions.get(hash) else {
                 return Box::new(std::iter::empty());
             };
-            let after = start.filter(|(h, _)| h == hash).map(|(_, pos)| pos);
-            let bounds = match (&after, forward) {
-                (Some(p), true) => (Bound::Excluded(p), Bound::Unbounded),
-                (Some(p), false) => (Bound::Unbounded, Bound::Excluded(p)),
-                (None, _) => (Bound::Unbounded, Bound::Unbounded),
-            };
-            let entries = partition.range::<(Option<KeyPart>, PrimaryKey), _>(bounds);
-            let entries: Box<dyn Iterator<Item = &(Option<KeyPart>, PrimaryKey)>> = if *forward {
-                Box::new(entries)
+            // Resume inside the group of the start key, after its table key.
+            let after = start
+                .filter(|(h, _, _)| h == hash)
+                .map(|(_, r, pk)| (r, pk));
+            let (mut lower, mut upper) = condition_bounds(range);
+            if let Some((r, _)) = &after {
+                if *forward {
+                    lower = tighter(lower, Bound::Included(r.clone()), Ordering::Greater);
+                } else {
+                    upper = tighter(upper, Bound::Included(r.clone()), Ordering::Less);
+                }
+            }
+            if is_empty(&lower, &upper) {
+                return Box::new(std::iter::empty());
+            }
+            let groups = partition.range((lower, upper));
+            let groups: Box<dyn Iterator<Item = (&Option<KeyPart>, &IndexGroup)>> = if *forward {
+                Box::new(groups)
             } else {
-                Box::new(entries.rev())
+                Box::new(groups.rev())
             };
             Box::new(
-                entries
+                groups
                     .skip_while(move |(r, _)| !range_matches(range, r.as_ref()))
                     .take_while(move |(r, _)| range_matches(range, r.as_ref()))
-                    .map(|(_, pk)| pk.clone()),
+                    .flat_map(move |(r, keys)| {
+                        let skip_through = after
+                            .as_ref()
+                            .filter(|(ar, _)| ar == r)
+                            .map(|(_, pk)| pk.clone());
+                        keys.iter()
+                            .filter(move |pk| skip_through.as_ref().is_none_or(|s| *pk > s))
+                            .cloned()
+                    }),
             )
         }
         Walk::Scan { segment } => {
             let segment = *segment;
             let from = match &start {
-                Some((h, _)) => Bound::Included(h.clone()),
+                Some((h, _, _)) => Bound::Included(h.clone()),
                 None => Bound::Unbounded,
             };
             Box::new(
@@ -198,12 +215,16 @@ pub fn index_keys<'a>(
                     .partitions
                     .range((from, Bound::Unbounded))
                     .filter(move |(h, _)| in_segment(h, segment))
-                    .flat_map(|(h, entries)| entries.iter().map(move |pos| (h, pos)))
-                    .filter(move |(h, pos)| match &start {
-                        Some((sh, spos)) => (*h, *pos) > (sh, spos),
+                    .flat_map(|(h, groups)| {
+                        groups
+                            .iter()
+                            .flat_map(move |(r, keys)| keys.iter().map(move |pk| (h, r, pk)))
+                    })
+                    .filter(move |(h, r, pk)| match &start {
+                        Some((sh, sr, spk)) => (*h, *r, *pk) > (sh, sr, spk),
                         None => true,
                     })
-                    .map(|(_, (_, pk))| pk.clone()),
+                    .map(|(_, _, pk)| pk.clone()),
             )
         }
     }
