@@ -65,8 +65,10 @@ pub enum InvokeError {
     /// 413 `RequestTooLargeException` (6 MB synchronous, 1 MB asynchronous payloads).
     #[error("Request must be smaller than {limit} bytes for the {kind} invocation type")]
     RequestTooLarge { limit: usize, kind: &'static str },
-    /// 502 family: the function could not be started (`InvalidRuntimeException`,
-    /// init failure as `Runtime.ExitError`, ...).
+    /// The service could not take the invocation (e.g. 503 `ServiceException`
+    /// while shutting down). Failures of the function itself, init failures
+    /// included, are not errors here: they come back as a 200 response with
+    /// `function_error`, as on AWS.
     #[error("{code}: {message}")]
     Service {
         status: u16,
