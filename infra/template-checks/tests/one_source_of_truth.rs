@@ -80,6 +80,19 @@ fn every_http_api_has_an_output_with_its_url() {
     }
 }
 
+#[test]
+fn the_deploy_parameters_exist_and_the_secret_is_not_echoed() {
+    // GIVEN the template's parameters (docs/deploy.md documents them)
+    let app = load_template().expect("template.yaml loads");
+    let param = |name: &str| app.parameters.iter().find(|p| p.name == name);
+    // THEN the JWT secret is NoEcho and the experiment knobs exist
+    let secret = param("JwtSecret").expect("parameter JwtSecret");
+    assert!(secret.no_echo, "JwtSecret must be NoEcho");
+    for knob in ["OrdersDelayMs", "OrdersBackendConcurrency"] {
+        assert!(param(knob).is_some(), "parameter {knob}");
+    }
+}
+
 /// `target/<profile>`, with the template's binaries built if one is missing.
 fn binaries_dir(binaries: &BTreeMap<String, String>) -> PathBuf {
     let dir = std::env::current_exe()
