@@ -59,8 +59,10 @@ async fn batch_write_then_batch_get_across_tables() {
 
 #[tokio::test]
 async fn batch_write_rejects_duplicates_and_more_than_25() {
+    // GIVEN
     let local = start().await;
     create_simple(&local.client, "bat-lim").await;
+    // WHEN
     let err = local
         .client
         .batch_write_item()
@@ -68,6 +70,7 @@ async fn batch_write_rejects_duplicates_and_more_than_25() {
         .send()
         .await
         .unwrap_err();
+    // THEN
     assert_eq!(
         code_message(&err).1,
         "Provided list of item keys contains duplicates"
@@ -93,11 +96,13 @@ async fn batch_write_rejects_duplicates_and_more_than_25() {
 
 #[tokio::test]
 async fn batch_get_rejects_more_than_100_keys() {
+    // GIVEN
     let local = start().await;
     create_simple(&local.client, "bat-get").await;
     let keys = (0..101)
         .map(|i| item(&[("pk", s(&i.to_string()))]))
         .collect();
+    // WHEN
     let err = local
         .client
         .batch_get_item()
@@ -111,6 +116,7 @@ async fn batch_get_rejects_more_than_100_keys() {
         .send()
         .await
         .unwrap_err();
+    // THEN
     assert_eq!(
         code_message(&err).1,
         "Too many items requested for the BatchGetItem call"
@@ -131,6 +137,7 @@ fn put_tx(table: &str, pk: &str) -> TransactWriteItem {
 
 #[tokio::test]
 async fn transaction_applies_every_action_across_tables() {
+    // GIVEN
     let local = start().await;
     create_simple(&local.client, "tx-a").await;
     create_simple(&local.client, "tx-b").await;
@@ -201,7 +208,9 @@ async fn transaction_applies_every_action_across_tables() {
         .send()
         .await
         .unwrap();
+    // WHEN
     let responses = got.responses();
+    // THEN
     assert_eq!(responses[0].item.as_ref().unwrap()["v"], n(1));
     assert_eq!(responses[1].item.as_ref().unwrap()["v"], n(6));
     assert!(responses[2].item.is_none());
@@ -270,8 +279,10 @@ async fn failed_condition_cancels_the_whole_transaction_with_reasons() {
 
 #[tokio::test]
 async fn two_actions_on_one_item_are_rejected() {
+    // GIVEN
     let local = start().await;
     create_simple(&local.client, "tx-d").await;
+    // WHEN
     let err = local
         .client
         .transact_write_items()
@@ -290,6 +301,7 @@ async fn two_actions_on_one_item_are_rejected() {
         .send()
         .await
         .unwrap_err();
+    // THEN
     assert_eq!(
         code_message(&err).1,
         "Transaction request cannot include multiple operations on one item"
@@ -298,6 +310,7 @@ async fn two_actions_on_one_item_are_rejected() {
 
 #[tokio::test]
 async fn retried_client_request_token_applies_once() {
+    // GIVEN
     let local = start().await;
     create_simple(&local.client, "tx-e").await;
     let send = || {
@@ -322,6 +335,7 @@ async fn retried_client_request_token_applies_once() {
     };
     send().await.unwrap();
     send().await.unwrap();
+    // WHEN
     let got = local
         .client
         .get_item()
@@ -330,5 +344,6 @@ async fn retried_client_request_token_applies_once() {
         .send()
         .await
         .unwrap();
+    // THEN
     assert_eq!(got.item.unwrap()["n"], n(1));
 }

@@ -62,8 +62,10 @@ async fn describe_shows_an_active_table_with_counts_arn_and_indexes() {
 
 #[tokio::test]
 async fn creating_an_existing_table_is_resource_in_use() {
+    // GIVEN
     let local = start().await;
     create_simple(&local.client, "twice").await;
+    // WHEN
     let err = local
         .client
         .create_table()
@@ -86,6 +88,7 @@ async fn creating_an_existing_table_is_resource_in_use() {
         .send()
         .await
         .unwrap_err();
+    // THEN
     assert_eq!(code_message(&err).1, "Table already exists: twice");
     assert!(matches!(
         err.into_service_error(),
@@ -95,6 +98,7 @@ async fn creating_an_existing_table_is_resource_in_use() {
 
 #[tokio::test]
 async fn provisioned_tables_need_throughput_and_keep_it() {
+    // GIVEN
     let local = start().await;
     let create = || {
         local
@@ -116,7 +120,9 @@ async fn provisioned_tables_need_throughput_and_keep_it() {
                     .unwrap(),
             )
     };
+    // WHEN
     let err = create().send().await.unwrap_err();
+    // THEN
     assert_eq!(
         code_message(&err).1,
         "One or more parameter values were invalid: ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED"
@@ -144,7 +150,9 @@ async fn provisioned_tables_need_throughput_and_keep_it() {
 
 #[tokio::test]
 async fn bad_table_names_are_validation_errors() {
+    // GIVEN
     let local = start().await;
+    // WHEN
     let err = local
         .client
         .describe_table()
@@ -152,6 +160,7 @@ async fn bad_table_names_are_validation_errors() {
         .send()
         .await
         .unwrap_err();
+    // THEN
     assert_eq!(code_message(&err).0, "ValidationException");
     assert!(code_message(&err)
         .1
@@ -160,11 +169,14 @@ async fn bad_table_names_are_validation_errors() {
 
 #[tokio::test]
 async fn list_tables_pages_in_name_order() {
+    // GIVEN
     let local = start().await;
     for name in ["tbl-c", "tbl-a", "tbl-b"] {
         create_simple(&local.client, name).await;
     }
+    // WHEN
     let first = local.client.list_tables().limit(2).send().await.unwrap();
+    // THEN
     assert_eq!(first.table_names(), ["tbl-a", "tbl-b"]);
     assert_eq!(first.last_evaluated_table_name.as_deref(), Some("tbl-b"));
     let rest = local
@@ -180,8 +192,10 @@ async fn list_tables_pages_in_name_order() {
 
 #[tokio::test]
 async fn deleted_tables_are_gone() {
+    // GIVEN
     let local = start().await;
     create_simple(&local.client, "doomed").await;
+    // WHEN
     let out = local
         .client
         .delete_table()
@@ -189,6 +203,7 @@ async fn deleted_tables_are_gone() {
         .send()
         .await
         .unwrap();
+    // THEN
     assert_eq!(
         out.table_description.unwrap().table_status,
         Some(TableStatus::Deleting)
@@ -216,6 +231,7 @@ async fn deleted_tables_are_gone() {
 
 #[tokio::test]
 async fn ttl_can_be_enabled_once_and_is_described() {
+    // GIVEN
     let local = start().await;
     create_simple(&local.client, "ttl-t").await;
     let spec = TimeToLiveSpecification::builder()
@@ -223,6 +239,7 @@ async fn ttl_can_be_enabled_once_and_is_described() {
         .enabled(true)
         .build()
         .unwrap();
+    // WHEN
     let before = local
         .client
         .describe_time_to_live()
@@ -230,6 +247,7 @@ async fn ttl_can_be_enabled_once_and_is_described() {
         .send()
         .await
         .unwrap();
+    // THEN
     assert_eq!(
         before.time_to_live_description.unwrap().time_to_live_status,
         Some(TimeToLiveStatus::Disabled)

@@ -47,8 +47,10 @@ async fn put_then_get_returns_the_item_with_canonical_numbers() {
 
 #[tokio::test]
 async fn get_of_a_missing_item_has_no_item_and_costs_half_a_unit() {
+    // GIVEN
     let local = start().await;
     create_composite(&local.client, "items").await;
+    // WHEN
     let got = local
         .client
         .get_item()
@@ -59,12 +61,14 @@ async fn get_of_a_missing_item_has_no_item_and_costs_half_a_unit() {
         .send()
         .await
         .unwrap();
+    // THEN
     assert!(got.item.is_none());
     assert_eq!(got.consumed_capacity.unwrap().capacity_units, Some(0.5));
 }
 
 #[tokio::test]
 async fn projection_expression_returns_only_the_named_attributes() {
+    // GIVEN
     let local = start().await;
     create_simple(&local.client, "proj").await;
     local
@@ -79,6 +83,7 @@ async fn projection_expression_returns_only_the_named_attributes() {
         .send()
         .await
         .unwrap();
+    // WHEN
     let got = local
         .client
         .get_item()
@@ -89,6 +94,7 @@ async fn projection_expression_returns_only_the_named_attributes() {
         .send()
         .await
         .unwrap();
+    // THEN
     assert_eq!(got.item.unwrap(), item(&[("name", s("n"))]));
 }
 
@@ -129,6 +135,7 @@ async fn conditional_put_fails_with_the_old_item_when_asked() {
 
 #[tokio::test]
 async fn put_returns_all_old_attributes() {
+    // GIVEN
     let local = start().await;
     create_simple(&local.client, "olds").await;
     local
@@ -139,6 +146,7 @@ async fn put_returns_all_old_attributes() {
         .send()
         .await
         .unwrap();
+    // WHEN
     let out = local
         .client
         .put_item()
@@ -148,11 +156,13 @@ async fn put_returns_all_old_attributes() {
         .send()
         .await
         .unwrap();
+    // THEN
     assert_eq!(out.attributes.unwrap()["v"], n(1));
 }
 
 #[tokio::test]
 async fn put_validates_keys_like_aws() {
+    // GIVEN
     let local = start().await;
     create_composite(&local.client, "keys").await;
     let put = |it| {
@@ -163,6 +173,7 @@ async fn put_validates_keys_like_aws() {
             .set_item(Some(it))
             .send()
     };
+    // WHEN
     let cases = [
         (item(&[("pk", n(1)), ("sk", n(1))]), "One or more parameter values were invalid: Type mismatch for key pk expected: S actual: N"),
         (item(&[("pk", s("a"))]), "One or more parameter values were invalid: Missing the key sk in the item"),
@@ -175,6 +186,7 @@ async fn put_validates_keys_like_aws() {
             "Item size has exceeded the maximum allowed size",
         ),
     ];
+    // THEN
     for (it, expected) in cases {
         let err = put(it).await.unwrap_err();
         assert_eq!(
@@ -186,7 +198,9 @@ async fn put_validates_keys_like_aws() {
 
 #[tokio::test]
 async fn operations_on_a_missing_table_are_resource_not_found() {
+    // GIVEN
     let local = start().await;
+    // WHEN
     let err = local
         .client
         .get_item()
@@ -195,6 +209,7 @@ async fn operations_on_a_missing_table_are_resource_not_found() {
         .send()
         .await
         .unwrap_err();
+    // THEN
     assert_eq!(
         code_message(&err).1,
         "Requested resource not found: Table: missing not found"
@@ -207,8 +222,10 @@ async fn operations_on_a_missing_table_are_resource_not_found() {
 
 #[tokio::test]
 async fn get_with_a_wrong_key_is_a_validation_error() {
+    // GIVEN
     let local = start().await;
     create_composite(&local.client, "wrongkey").await;
+    // WHEN
     let err = local
         .client
         .get_item()
@@ -217,6 +234,7 @@ async fn get_with_a_wrong_key_is_a_validation_error() {
         .send()
         .await
         .unwrap_err();
+    // THEN
     assert_eq!(
         code_message(&err).1,
         "The provided key element does not match the schema"
@@ -225,8 +243,10 @@ async fn get_with_a_wrong_key_is_a_validation_error() {
 
 #[tokio::test]
 async fn unused_expression_values_are_rejected() {
+    // GIVEN
     let local = start().await;
     create_simple(&local.client, "unused").await;
+    // WHEN
     let err = local
         .client
         .put_item()
@@ -237,6 +257,7 @@ async fn unused_expression_values_are_rejected() {
         .send()
         .await
         .unwrap_err();
+    // THEN
     assert_eq!(
         code_message(&err),
         (
@@ -276,8 +297,10 @@ async fn update_creates_increments_and_returns_updated_new() {
 
 #[tokio::test]
 async fn update_of_a_key_attribute_is_rejected() {
+    // GIVEN
     let local = start().await;
     create_simple(&local.client, "upkey").await;
+    // WHEN
     let err = local
         .client
         .update_item()
@@ -288,6 +311,7 @@ async fn update_of_a_key_attribute_is_rejected() {
         .send()
         .await
         .unwrap_err();
+    // THEN
     assert_eq!(
         code_message(&err).1,
         "One or more parameter values were invalid: Cannot update attribute pk. This attribute is part of the key"
@@ -297,6 +321,7 @@ async fn update_of_a_key_attribute_is_rejected() {
 
 #[tokio::test]
 async fn failed_update_condition_leaves_the_item_unchanged() {
+    // GIVEN
     let local = start().await;
     create_simple(&local.client, "upcond").await;
     local
@@ -307,6 +332,7 @@ async fn failed_update_condition_leaves_the_item_unchanged() {
         .send()
         .await
         .unwrap();
+    // WHEN
     let err = local
         .client
         .update_item()
@@ -319,6 +345,7 @@ async fn failed_update_condition_leaves_the_item_unchanged() {
         .send()
         .await
         .unwrap_err();
+    // THEN
     assert!(matches!(
         err.into_service_error(),
         UpdateItemError::ConditionalCheckFailedException(_)
@@ -336,6 +363,7 @@ async fn failed_update_condition_leaves_the_item_unchanged() {
 
 #[tokio::test]
 async fn delete_returns_the_old_item_and_removes_it() {
+    // GIVEN
     let local = start().await;
     create_simple(&local.client, "del").await;
     local
@@ -346,6 +374,7 @@ async fn delete_returns_the_old_item_and_removes_it() {
         .send()
         .await
         .unwrap();
+    // WHEN
     let out = local
         .client
         .delete_item()
@@ -356,6 +385,7 @@ async fn delete_returns_the_old_item_and_removes_it() {
         .send()
         .await
         .unwrap();
+    // THEN
     assert_eq!(out.attributes.unwrap()["v"], n(1));
     let err = local
         .client
@@ -408,8 +438,10 @@ async fn put_reports_index_write_units_with_indexes() {
 
 #[tokio::test]
 async fn bad_update_expressions_are_validation_errors_with_aws_messages() {
+    // GIVEN
     let local = start().await;
     create_simple(&local.client, "badexpr").await;
+    // WHEN
     let err = local
         .client
         .update_item()
@@ -420,6 +452,7 @@ async fn bad_update_expressions_are_validation_errors_with_aws_messages() {
         .send()
         .await
         .unwrap_err();
+    // THEN
     assert_eq!(
         code_message(&err),
         (
@@ -431,6 +464,7 @@ async fn bad_update_expressions_are_validation_errors_with_aws_messages() {
 
 #[tokio::test]
 async fn an_update_growing_an_item_past_400_kb_is_rejected() {
+    // GIVEN
     let local = start().await;
     create_simple(&local.client, "grow").await;
     local
@@ -444,6 +478,7 @@ async fn an_update_growing_an_item_past_400_kb_is_rejected() {
         .send()
         .await
         .unwrap();
+    // WHEN
     let err = local
         .client
         .update_item()
@@ -454,6 +489,7 @@ async fn an_update_growing_an_item_past_400_kb_is_rejected() {
         .send()
         .await
         .unwrap_err();
+    // THEN
     assert_eq!(
         code_message(&err).1,
         "Item size to update has exceeded the maximum allowed size"
@@ -462,6 +498,7 @@ async fn an_update_growing_an_item_past_400_kb_is_rejected() {
 
 #[tokio::test]
 async fn key_values_over_the_size_limits_are_rejected() {
+    // GIVEN
     let local = start().await;
     create_simple(&local.client, "bigkey").await;
     let put = |pk: String| {
@@ -473,7 +510,9 @@ async fn key_values_over_the_size_limits_are_rejected() {
             .send()
     };
     put("x".repeat(2048)).await.unwrap();
+    // WHEN
     let err = put("x".repeat(2049)).await.unwrap_err();
+    // THEN
     assert_eq!(
         code_message(&err).1,
         "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of 2048 bytes"

@@ -63,6 +63,7 @@ async fn the_ttl_sweep_deletes_expired_items_only() {
 
 #[tokio::test]
 async fn metrics_count_units_and_requests_per_table_even_unrequested() {
+    // GIVEN
     let local = start().await;
     create_simple(&local.client, "metered").await;
     local
@@ -91,7 +92,9 @@ async fn metrics_count_units_and_requests_per_table_even_unrequested() {
         .await
         .unwrap();
     let m = local.db.metrics();
+    // WHEN
     let t = &m.tables["metered"];
+    // THEN
     assert_eq!(t.write_units, 2.0, "1.5 KB rounds up to 2 write units");
     assert_eq!(t.read_units, 1.5, "eventual 0.5 + strong 1");
     assert_eq!(t.requests["GetItem"], 2);
@@ -162,20 +165,26 @@ async fn a_snapshot_restores_tables_items_indexes_and_ttl() {
 
 #[tokio::test]
 async fn ensure_table_is_idempotent() {
+    // GIVEN
     let db = DynamoDb::new(DynamoDbConfig::default());
     let ctx = RequestContext::new("us-east-1", "000000000000");
     let body = br#"{"TableName":"tmpl","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}]}"#;
     db.ensure_table(&ctx, body).unwrap();
     db.ensure_table(&ctx, body).unwrap();
+    // WHEN
     let list = db.call(&ctx, "ListTables", b"{}").unwrap();
+    // THEN
     assert_eq!(list, br#"{"TableNames":["tmpl"]}"#);
 }
 
 #[tokio::test]
 async fn non_json_bodies_are_serialization_errors() {
+    // GIVEN
     let db = DynamoDb::new(DynamoDbConfig::default());
     let ctx = RequestContext::new("us-east-1", "000000000000");
+    // WHEN
     let err = db.call(&ctx, "GetItem", b"not json").unwrap_err();
+    // THEN
     assert!(matches!(
         err,
         localcloud_dynamodb::DdbError::Serialization(_)
@@ -191,12 +200,15 @@ async fn non_json_bodies_are_serialization_errors() {
 
 #[tokio::test]
 async fn ensure_ttl_is_idempotent_but_refuses_another_attribute() {
+    // GIVEN
     let db = DynamoDb::new(DynamoDbConfig::default());
     let ctx = RequestContext::new("us-east-1", "000000000000");
     let body = br#"{"TableName":"ttl-tmpl","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}]}"#;
     db.ensure_table(&ctx, body).unwrap();
     db.ensure_ttl("ttl-tmpl", "expires").unwrap();
+    // WHEN
     db.ensure_ttl("ttl-tmpl", "expires").unwrap();
+    // THEN
     assert!(db.ensure_ttl("ttl-tmpl", "other").is_err());
     let described = db
         .call(&ctx, "DescribeTimeToLive", br#"{"TableName":"ttl-tmpl"}"#)

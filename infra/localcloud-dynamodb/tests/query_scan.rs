@@ -61,12 +61,14 @@ async fn query_applies_the_sort_key_condition_in_order() {
 
 #[tokio::test]
 async fn query_pages_with_limit_and_exclusive_start_key() {
+    // GIVEN
     let local = start().await;
     create_composite(&local.client, "pages").await;
     seed(&local.client, "pages", "a", 7).await;
     let mut seen = Vec::new();
     let mut start = None;
     let mut pages = 0;
+    // WHEN
     loop {
         let out = local
             .client
@@ -86,15 +88,18 @@ async fn query_pages_with_limit_and_exclusive_start_key() {
             None => break,
         }
     }
+    // THEN
     assert_eq!(seen, ["0", "1", "2", "3", "4", "5", "6"]);
     assert_eq!(pages, 3);
 }
 
 #[tokio::test]
 async fn filter_counts_scanned_items_separately_and_count_select_omits_items() {
+    // GIVEN
     let local = start().await;
     create_composite(&local.client, "filt").await;
     seed(&local.client, "filt", "a", 6).await;
+    // WHEN
     let out = local
         .client
         .query()
@@ -108,6 +113,7 @@ async fn filter_counts_scanned_items_separately_and_count_select_omits_items() {
         .send()
         .await
         .unwrap();
+    // THEN
     assert_eq!(out.count, 3);
     assert_eq!(out.scanned_count, 6);
     assert!(out.items.is_none());
@@ -164,8 +170,10 @@ async fn gsi_holds_only_items_with_the_index_key_and_follows_updates() {
 
 #[tokio::test]
 async fn consistent_read_on_a_gsi_is_rejected() {
+    // GIVEN
     let local = start().await;
     create_indexed(&local.client, "gsicr").await;
+    // WHEN
     let err = local
         .client
         .query()
@@ -177,6 +185,7 @@ async fn consistent_read_on_a_gsi_is_rejected() {
         .send()
         .await
         .unwrap_err();
+    // THEN
     assert_eq!(
         code_message(&err),
         (
@@ -188,6 +197,7 @@ async fn consistent_read_on_a_gsi_is_rejected() {
 
 #[tokio::test]
 async fn lsi_query_sorts_by_the_index_key_and_projects() {
+    // GIVEN
     let local = start().await;
     create_indexed(&local.client, "lsi").await;
     for (sk, score, title) in [(1, 30, "c"), (2, 10, "a"), (3, 20, "b")] {
@@ -217,11 +227,13 @@ async fn lsi_query_sorts_by_the_index_key_and_projects() {
         .send()
         .await
         .unwrap();
+    // WHEN
     let titles: Vec<_> = out
         .items()
         .iter()
         .map(|i| i["title"].as_s().unwrap().clone())
         .collect();
+    // THEN
     assert_eq!(titles, ["b", "c"]);
     assert!(
         !out.items()[0].contains_key("body"),
@@ -231,8 +243,10 @@ async fn lsi_query_sorts_by_the_index_key_and_projects() {
 
 #[tokio::test]
 async fn query_with_a_key_of_the_wrong_type_is_rejected() {
+    // GIVEN
     let local = start().await;
     create_composite(&local.client, "qtype").await;
+    // WHEN
     let err = local
         .client
         .query()
@@ -242,6 +256,7 @@ async fn query_with_a_key_of_the_wrong_type_is_rejected() {
         .send()
         .await
         .unwrap_err();
+    // THEN
     assert_eq!(
         code_message(&err).1,
         "One or more parameter values were invalid: Condition parameter type does not match schema type"
@@ -250,6 +265,7 @@ async fn query_with_a_key_of_the_wrong_type_is_rejected() {
 
 #[tokio::test]
 async fn parallel_scan_segments_partition_the_table() {
+    // GIVEN
     let local = start().await;
     create_simple(&local.client, "segs").await;
     for i in 0..40 {
@@ -264,6 +280,7 @@ async fn parallel_scan_segments_partition_the_table() {
     }
     let mut total = 0;
     let mut keys = std::collections::HashSet::new();
+    // WHEN
     for segment in 0..4 {
         let out = local
             .client
@@ -277,12 +294,14 @@ async fn parallel_scan_segments_partition_the_table() {
         total += out.count;
         keys.extend(out.items().iter().map(|i| i["pk"].as_s().unwrap().clone()));
     }
+    // THEN
     assert_eq!(total, 40);
     assert_eq!(keys.len(), 40);
 }
 
 #[tokio::test]
 async fn scan_pages_through_everything_with_a_filter() {
+    // GIVEN
     let local = start().await;
     create_composite(&local.client, "scanp").await;
     seed(&local.client, "scanp", "a", 5).await;
@@ -290,6 +309,7 @@ async fn scan_pages_through_everything_with_a_filter() {
     let mut matched = 0;
     let mut scanned = 0;
     let mut start = None;
+    // WHEN
     loop {
         let out = local
             .client
@@ -309,6 +329,7 @@ async fn scan_pages_through_everything_with_a_filter() {
             None => break,
         }
     }
+    // THEN
     assert_eq!((matched, scanned), (6, 10));
 }
 
