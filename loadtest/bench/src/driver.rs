@@ -88,17 +88,26 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
                 &variant,
                 &BTreeMap::new(),
             )
-            .await?
+            .await
             {
-                Ok(record) => records.push(record),
-                Err(reason) => skipped.push(skip(&spec.name, &variant, reason)),
+                Ok(Ok(record)) => records.push(record),
+                Ok(Err(reason)) => skipped.push(skip(&spec.name, &variant, reason)),
+                // One broken run must not lose the others' results.
+                Err(e) => skipped.push(failed(&spec.name, &variant, &e)),
             }
         }
     }
-    if ctx.opts.sweep && ctx.opts.mode != Mode::Smoke && ctx.opts.target == TargetKind::Local {
-        records.extend(sweep::orders_sweep(&ctx).await?);
+    if ctx.opts.sweep
+        && wants(&ctx.opts.scenarios, "orders-sweep")
+        && ctx.opts.mode != Mode::Smoke
+        && ctx.opts.target == TargetKind::Local
+    {
+        records.extend(sweep::orders_sweep(&ctx).await);
     }
-    if wants(&ctx.opts.scenarios, "conduit-mixed") && ctx.opts.mode != Mode::Smoke {
+    let conduit_wanted = ["conduit-mixed", "conduit-capacity"]
+        .iter()
+        .any(|name| wants(&ctx.opts.scenarios, name));
+    if conduit_wanted && ctx.opts.mode != Mode::Smoke {
         for variant in selected(&ctx.opts, Experiment::Conduit) {
             if !deployed(&ctx, &variant) {
                 let reason = format!("not deployed: {} is not in the template", variant.api);
@@ -106,9 +115,13 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
                 skipped.push(skip("conduit-mixed", &variant, reason));
                 continue;
             }
-            let (mut recs, cap) = conduit::conduit(&ctx, &variant).await?;
-            records.append(&mut recs);
-            capacity.extend(cap);
+            match conduit::conduit(&ctx, &variant).await {
+                Ok((mut recs, cap)) => {
+                    records.append(&mut recs);
+                    capacity.extend(cap);
+                }
+                Err(e) => skipped.push(failed("conduit-mixed", &variant, &e)),
+            }
         }
     }
     let results = Results {
@@ -154,7 +167,7 @@ fn selected(opts: &RunOptions, experiment: Experiment) -> Vec<Variant> {
         .collect()
 }
 
-fn wants(filter: &[String], name: &str) -> bool {
+pub(super) fn wants(filter: &[String], name: &str) -> bool {
     filter.is_empty() || filter.iter().any(|f| f == name)
 }
 
@@ -163,6 +176,12 @@ fn deployed(ctx: &Bench, variant: &Variant) -> bool {
         TargetKind::Local => ctx.template_text.contains(&format!("\n  {}:", variant.api)),
         _ => ctx.opts.urls.contains_key(variant.api),
     }
+}
+
+fn failed(scenario: &str, variant: &Variant, error: &anyhow::Error) -> Skipped {
+    let reason = format!("failed: {error:#}");
+    phase(&format!("{scenario} / {}: {reason}", variant.name));
+    skip(scenario, variant, reason)
 }
 
 fn skip(scenario: &str, variant: &Variant, reason: String) -> Skipped {

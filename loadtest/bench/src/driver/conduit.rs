@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::{phase, run_one, Bench, REGION};
+use super::{phase, run_one, wants, Bench, REGION};
 use crate::plan::{self, LoadShape, Mode, ScenarioSpec};
 use crate::results::{CapacityResult, RecordKind, RunRecord};
 use crate::sla::{users_held, CapacityStep, Sla};
@@ -76,19 +76,14 @@ pub(super) async fn conduit(
     let steps_users = plan::capacity_steps(ctx.opts.mode);
     let spec = plan::conduit_scenario(steps_users[0]);
     let shape = plan::conduit_shape(&spec, ctx.opts.mode);
-    if let Ok(record) = run_one(
-        ctx,
-        RecordKind::Scenario,
-        &spec,
-        &shape,
-        variant,
-        &BTreeMap::new(),
-    )
-    .await?
-    {
-        records.push(record);
+    if wants(&ctx.opts.scenarios, "conduit-mixed") {
+        let defaults = BTreeMap::new();
+        let run = run_one(ctx, RecordKind::Scenario, &spec, &shape, variant, &defaults);
+        if let Ok(record) = run.await? {
+            records.push(record);
+        }
     }
-    if !ctx.opts.capacity {
+    if !ctx.opts.capacity || !wants(&ctx.opts.scenarios, "conduit-capacity") {
         return Ok((records, None));
     }
     let step_seconds = if ctx.opts.mode == Mode::Full { 300 } else { 20 };
