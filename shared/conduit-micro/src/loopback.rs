@@ -65,6 +65,9 @@ pub enum Behaviour {
     Slow(Duration),
     /// Fails every call as a callee failure.
     Failing,
+    /// Never answers: the call fails with a timeout after this wait, as the
+    /// real transports do when their wait limit passes.
+    Unanswered(Duration),
 }
 
 pub struct Loopback {
@@ -101,6 +104,12 @@ impl Transport for Loopback {
                         error_type: "OwnerFailure".into(),
                         message: "the owner is down".into(),
                     })
+                }
+                Behaviour::Unanswered(wait) => {
+                    tokio::time::sleep(wait).await;
+                    return Err(TransportError::Timeout {
+                        waited_ms: wait.as_millis() as u64,
+                    });
                 }
             }
             // Through text, as on the wire.

@@ -12,12 +12,17 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use conduit::model::{User, UserId};
-use conduit::store::{FollowStore, StoreResult, UserStore};
+use conduit::store::{FollowStore, StoreError, StoreResult, UserStore};
 use conduit::{ApiRequest, ApiResponse, App};
 use parking_lot::Mutex;
 
-/// (viewer, candidates asked, those the viewer follows).
-type Answer = (UserId, Vec<UserId>, HashSet<UserId>);
+/// (viewer, candidates asked, those the viewer follows or why asking failed).
+type Answer = (UserId, Vec<UserId>, Result<HashSet<UserId>, String>);
+
+/// A prefetch that failed, reported when its answer is wanted.
+#[derive(Debug, thiserror::Error)]
+#[error("followedAmong (fetched beside the author cards): {0}")]
+pub struct PrefetchFailed(String);
 
 #[derive(Clone, Default)]
 struct RequestScope {
@@ -95,10 +100,9 @@ impl UserStore for PrefetchingUsers {
             self.users.users_by_ids(ids),
             self.follows.followed_among(&viewer, ids)
         );
-        // A failed prefetch is not remembered: the real call will report it.
-        if let Ok(followed) = followed {
-            scope.answers.lock().push((viewer, ids.to_vec(), followed));
-        }
+        // A failure is remembered too, so that a timeout is not waited for twice.
+        let followed = followed.map_err(|e| format!("{e}: {:?}", std::error::Error::source(&e)));
+        scope.answers.lock().push((viewer, ids.to_vec(), followed));
         users
     }
     async fn update(&self, old: &User, new: &User) -> StoreResult<()> {
@@ -123,31 +127,45 @@ impl FollowStore for PrefetchedFollows {
         viewer: &UserId,
         candidates: &[UserId],
     ) -> StoreResult<HashSet<UserId>> {
-        if let Some(known) = current().and_then(|scope| answered(&scope, viewer, candidates)) {
-            return Ok(known);
+        let Some(scope) = current() else {
+            return self.follows.followed_among(viewer, candidates).await;
+        };
+        // Candidates the conduit logic already knew (not in the card batch)
+        // are asked for on their own; the rest come from the prefetch.
+        let (mut followed, rest) = answered(&scope, viewer, candidates)
+            .map_err(|e| StoreError::backend(PrefetchFailed(e)))?;
+        if !rest.is_empty() {
+            followed.extend(self.follows.followed_among(viewer, &rest).await?);
         }
-        self.follows.followed_among(viewer, candidates).await
+        Ok(followed)
     }
     async fn followees(&self, viewer: &UserId) -> StoreResult<Vec<UserId>> {
         self.follows.followees(viewer).await
     }
 }
 
-/// The prefetched answer covering every candidate, if there is one.
+/// From the prefetched answers: those of `candidates` the viewer follows,
+/// and the candidates no prefetch asked about.
 fn answered(
     scope: &RequestScope,
     viewer: &UserId,
     candidates: &[UserId],
-) -> Option<HashSet<UserId>> {
+) -> Result<(HashSet<UserId>, Vec<UserId>), String> {
     let answers = scope.answers.lock();
-    let (_, _, followed) = answers
-        .iter()
-        .find(|(v, asked, _)| v == viewer && candidates.iter().all(|c| asked.contains(c)))?;
-    Some(
-        candidates
+    let mut followed = HashSet::new();
+    let mut rest = Vec::new();
+    for candidate in candidates {
+        let answer = answers
             .iter()
-            .filter(|c| followed.contains(*c))
-            .cloned()
-            .collect(),
-    )
+            .find(|(v, asked, _)| v == viewer && asked.contains(candidate));
+        match answer {
+            Some((_, _, Ok(set))) if set.contains(candidate) => {
+                followed.insert(candidate.clone());
+            }
+            Some((_, _, Ok(_))) => {}
+            Some((_, _, Err(e))) => return Err(e.clone()),
+            None => rest.push(candidate.clone()),
+        }
+    }
+    Ok((followed, rest))
 }
