@@ -290,7 +290,15 @@ async fn run_one(
             ""
         }
     ));
-    let mut parameters = ctx.defaults.clone();
+    // The experiment's own knobs: the orders parameters say nothing of Conduit.
+    let mut parameters: BTreeMap<String, String> = ctx
+        .defaults
+        .iter()
+        .filter(|(name, _)| {
+            name.starts_with("Orders") == (variant.experiment == Experiment::Orders)
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     parameters.extend(overrides.clone());
     Ok(Ok(RunRecord {
         kind,
