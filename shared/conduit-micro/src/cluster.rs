@@ -35,6 +35,8 @@ pub fn service_of(route: &Route) -> Service {
 
 pub struct Cluster {
     pub apps: BTreeMap<Service, App>,
+    /// The store each service owns.
+    pub owned: BTreeMap<Service, Owned>,
     /// The transport to each owner, shared by all its callers.
     pub owners: BTreeMap<Service, Arc<Loopback>>,
     pub log: Arc<CallLog>,
@@ -67,7 +69,13 @@ impl Cluster {
                 )
             })
             .collect();
-        Self { apps, owners, log }
+        let owned = stores.into_iter().map(|o| (o.service(), o)).collect();
+        Self {
+            apps,
+            owned,
+            owners,
+            log,
+        }
     }
 
     /// The service API Gateway would send `request` to: its owner, or users
