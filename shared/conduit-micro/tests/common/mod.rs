@@ -3,6 +3,8 @@
 //! (its integration tests) run here unchanged.
 #![allow(dead_code)]
 
+// Test binaries that run no scenario (events.rs) leave its re-exports unused.
+#[allow(unused_imports)]
 #[path = "../../../conduit/tests/common/scenarios/mod.rs"]
 pub mod scenarios;
 
