@@ -222,3 +222,74 @@ impl<T: Transport + 'static> CommentStore for RemoteComments<T> {
             .map(drop)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    /// Answers every call with the same JSON (or transport error), and keeps the requests.
+    struct Canned {
+        answer: Result<Value, fn() -> TransportError>,
+        seen: parking_lot::Mutex<Vec<Value>>,
+    }
+
+    impl Transport for Canned {
+        async fn call(&self, request: Value) -> Result<Value, TransportError> {
+            self.seen.lock().push(request);
+            self.answer.clone().map_err(|make| make())
+        }
+    }
+
+    fn remote(answer: Result<Value, fn() -> TransportError>) -> (Remote<Canned>, Arc<Canned>) {
+        let canned = Arc::new(Canned {
+            answer,
+            seen: parking_lot::Mutex::default(),
+        });
+        (Remote::new(canned.clone()), canned)
+    }
+
+    #[tokio::test]
+    async fn a_batch_of_cards_is_one_call_and_empty_batches_are_no_call() {
+        let (r, canned) = remote(Ok(
+            json!([{"id": "1", "username": "jake", "bio": null, "image": null}]),
+        ));
+        let users = RemoteUsers(r);
+        let found = users.users_by_ids(&["1".into(), "2".into()]).await.unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].username, "jake");
+        assert!(users.users_by_ids(&[]).await.unwrap().is_empty());
+        assert_eq!(
+            *canned.seen.lock(),
+            vec![json!({"op": "usersByIds", "ids": ["1", "2"]})]
+        );
+    }
+
+    #[tokio::test]
+    async fn an_answer_of_the_wrong_shape_is_a_backend_error_naming_the_op() {
+        let (r, _) = remote(Ok(json!({"unexpected": true})));
+        let error = RemoteFollows(r).followees(&"v".into()).await.unwrap_err();
+        let StoreError::Backend(source) = error else {
+            panic!("expected a backend error, got {error:?}");
+        };
+        assert!(source.to_string().starts_with("followees:"), "{source}");
+    }
+
+    #[tokio::test]
+    async fn a_transport_failure_is_a_backend_error_keeping_its_source() {
+        let (r, _) = remote(Err(|| TransportError::Timeout { waited_ms: 50 }));
+        let error = RemoteArticles(r).by_slug("s").await.unwrap_err();
+        let StoreError::Backend(source) = error else {
+            panic!("expected a backend error, got {error:?}");
+        };
+        assert_eq!(source.to_string(), "articleBySlug: no answer within 50 ms");
+    }
+
+    #[tokio::test]
+    async fn writes_to_another_owners_data_are_refused_without_a_call() {
+        let (r, canned) = remote(Ok(json!(null)));
+        let follows = RemoteFollows(r);
+        assert!(follows.follow(&"a".into(), &"b".into()).await.is_err());
+        assert!(canned.seen.lock().is_empty());
+    }
+}
