@@ -78,8 +78,20 @@ impl UserStore for PrefetchingUsers {
     async fn create(&self, user: &User) -> StoreResult<()> {
         self.users.create(user).await
     }
+    /// The viewer's own card is wanted with "do I follow myself" (a new
+    /// comment's author profile): both are asked at once.
     async fn by_id(&self, id: &UserId) -> StoreResult<Option<User>> {
-        self.users.by_id(id).await
+        match current() {
+            Some(scope) if scope.viewer.as_ref() == Some(id) => {
+                let (user, followed) = futures::join!(
+                    self.users.by_id(id),
+                    self.follows.followed_among(id, std::slice::from_ref(id))
+                );
+                remember(&scope, id, std::slice::from_ref(id), followed);
+                user
+            }
+            _ => self.users.by_id(id).await,
+        }
     }
     async fn by_username(&self, username: &str) -> StoreResult<Option<User>> {
         self.users.by_username(username).await
@@ -100,9 +112,7 @@ impl UserStore for PrefetchingUsers {
             self.users.users_by_ids(ids),
             self.follows.followed_among(&viewer, ids)
         );
-        // A failure is remembered too, so that a timeout is not waited for twice.
-        let followed = followed.map_err(|e| format!("{e}: {:?}", std::error::Error::source(&e)));
-        scope.answers.lock().push((viewer, ids.to_vec(), followed));
+        remember(&scope, &viewer, ids, followed);
         users
     }
     async fn update(&self, old: &User, new: &User) -> StoreResult<()> {
@@ -142,6 +152,21 @@ impl FollowStore for PrefetchedFollows {
     async fn followees(&self, viewer: &UserId) -> StoreResult<Vec<UserId>> {
         self.follows.followees(viewer).await
     }
+}
+
+/// Keeps a prefetched answer for the rest of the request. A failure is kept
+/// too, so that a timeout is not waited for twice.
+fn remember(
+    scope: &RequestScope,
+    viewer: &UserId,
+    asked: &[UserId],
+    followed: StoreResult<HashSet<UserId>>,
+) {
+    let followed = followed.map_err(|e| format!("{e}: {:?}", std::error::Error::source(&e)));
+    scope
+        .answers
+        .lock()
+        .push((viewer.clone(), asked.to_vec(), followed));
 }
 
 /// From the prefetched answers: those of `candidates` the viewer follows,

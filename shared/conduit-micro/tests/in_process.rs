@@ -107,6 +107,40 @@ mod internal_calls {
     }
 
     #[tokio::test]
+    async fn a_new_comment_asks_for_its_author_card_and_following_together() {
+        // GIVEN an article, and slow users and profiles owners
+        let (c, cluster) = Client::in_process();
+        let ann = c.register("ann").await;
+        let slug = c.article(&ann, "Talk", &[]).await;
+        for owner in [Service::Users, Service::Profiles] {
+            cluster.owners[&owner].set_behaviour(Behaviour::Slow(Duration::from_millis(50)));
+        }
+        cluster.log.clear();
+        // WHEN ann comments
+        let (status, body) = c
+            .call(
+                Method::POST,
+                &format!("/api/articles/{slug}/comments"),
+                Some(&ann),
+                Some(json!({"comment": {"body": "hi"}})),
+            )
+            .await;
+        // THEN her card and "following" were asked for at once, and once each
+        assert_eq!(status, 201, "{body}");
+        assert_eq!(body["comment"]["author"]["username"], "ann");
+        assert_eq!(body["comment"]["author"]["following"], false);
+        assert_eq!(cluster.log.max_in_flight(), 2, "{:?}", cluster.log.calls());
+        assert_eq!(
+            cluster.log.counts(),
+            counts(&[
+                ("articles.articleBySlug", 1),
+                ("profiles.followedAmong", 1),
+                ("users.userById", 1),
+            ])
+        );
+    }
+
+    #[tokio::test]
     async fn anonymous_reads_do_not_ask_about_following() {
         let (c, cluster) = Client::in_process();
         three_authors(&c).await;
