@@ -227,3 +227,42 @@ async fn every_endpoint_makes_the_documented_internal_calls() {
         assert_eq!(cluster.log.counts(), expected, "{} {}", s.method, s.path);
     }
 }
+
+#[tokio::test]
+async fn a_favorited_filter_asks_following_separately_for_a_fan_who_is_also_an_author() {
+    // GIVEN reader favorited ann's article and their own
+    let (c, cluster) = Client::in_process();
+    let ann = c.register("ann").await;
+    let reader = c.register("reader").await;
+    for (token, title) in [(&ann, "A"), (&reader, "Own")] {
+        let slug = c.article(token, title, &[]).await;
+        let path = format!("/api/articles/{slug}/favorite");
+        assert_eq!(
+            c.call(Method::POST, &path, Some(&reader), None).await.0,
+            200
+        );
+    }
+    cluster.log.clear();
+    // WHEN reader lists their favorites
+    let (status, body) = c
+        .call(
+            Method::GET,
+            "/api/articles?favorited=reader",
+            Some(&reader),
+            None,
+        )
+        .await;
+    // THEN the fan's card is reused, ann's comes in a batch with following,
+    // and following for the fan (known before the batch) is one more call
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["articlesCount"], 2);
+    let expected: BTreeMap<String, usize> = [
+        ("profiles.followedAmong", 2),
+        ("users.userByUsername", 1),
+        ("users.usersByIds", 1),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    assert_eq!(cluster.log.counts(), expected);
+}
