@@ -232,11 +232,27 @@ pub async fn start(
     invoker: Arc<dyn Invoker>,
     bind: SocketAddr,
 ) -> Result<GatewayHandle, StartError> {
+    let listener = TcpListener::bind(bind)
+        .await
+        .map_err(|source| StartError::Bind { addr: bind, source })?;
+    start_on(config, invoker, listener)
+}
+
+/// Starts `config` on a listener the caller has already bound, so that the
+/// address is known (and kept) before the API is configured.
+pub fn start_on(
+    config: HttpApiConfig,
+    invoker: Arc<dyn Invoker>,
+    listener: TcpListener,
+) -> Result<GatewayHandle, StartError> {
     let stage = config.stage.clone();
     let api = Arc::new(HttpApi::new(config, invoker)?);
-    let bind_error = |source| StartError::Bind { addr: bind, source };
-    let listener = TcpListener::bind(bind).await.map_err(bind_error)?;
-    let server = localcloud_core::serve(listener, api.clone()).map_err(bind_error)?;
+    let bind = listener.local_addr().map_err(|source| StartError::Bind {
+        addr: ([127, 0, 0, 1], 0).into(),
+        source,
+    })?;
+    let server = localcloud_core::serve(listener, api.clone())
+        .map_err(|source| StartError::Bind { addr: bind, source })?;
     let addr = server.addr;
     let mut url = format!("http://{addr}");
     if stage != DEFAULT_STAGE {

@@ -12,6 +12,6 @@ pub mod routes;
 pub mod text;
 
 pub use config::{ConfigError, HttpApiConfig, RouteConfig};
-pub use gateway::{start, GatewayHandle, HttpApi, StartError, MAX_PAYLOAD_BYTES};
+pub use gateway::{start, start_on, GatewayHandle, HttpApi, StartError, MAX_PAYLOAD_BYTES};
 pub use metrics::ApiMetrics;
 pub use routes::{RouteMatch, RouteTable};

@@ -91,10 +91,17 @@ impl Stack {
         // First pass: which APIs exist, so each can be given its address
         // before the template is resolved for good (outputs name the URLs).
         let draft = localcloud_template::load(&config.template, &ctx)?;
-        let api_addrs = api_addresses(&draft, config.first_api_port)?;
-        ctx.api_urls = api_addrs
+        // Bound now and kept: a port merely probed and released could be
+        // taken by someone else before the gateway binds it.
+        let mut api_listeners = bind_api_listeners(&draft, config.first_api_port).await?;
+        ctx.api_urls = api_listeners
             .iter()
-            .map(|(id, addr)| (id.clone(), format!("http://{addr}")))
+            .map(|(id, listener)| {
+                let addr = listener
+                    .local_addr()
+                    .expect("bound listener has an address");
+                (id.clone(), format!("http://{addr}"))
+            })
             .collect();
         let app = localcloud_template::load(&config.template, &ctx)?;
 
@@ -120,12 +127,19 @@ impl Stack {
         let mut gateways = Vec::new();
         for api in &app.http_apis {
             let api_config = gateway_config(&app, api);
-            let addr = api_addrs[&api.logical_id];
-            let handle = localcloud_apigw::start(api_config, lambda.clone(), addr)
-                .await
-                .map_err(|e| StackError::Start {
-                    what: format!("HTTP API {}", api.logical_id),
-                    message: e.to_string(),
+            let listener =
+                api_listeners
+                    .remove(&api.logical_id)
+                    .ok_or_else(|| StackError::Start {
+                        what: format!("HTTP API {}", api.logical_id),
+                        message: "the template changed between its two readings".into(),
+                    })?;
+            let handle =
+                localcloud_apigw::start_on(api_config, lambda.clone(), listener).map_err(|e| {
+                    StackError::Start {
+                        what: format!("HTTP API {}", api.logical_id),
+                        message: e.to_string(),
+                    }
                 })?;
             gateways.push(handle);
         }
@@ -260,36 +274,28 @@ fn gateway_api_id(logical_id: &str) -> String {
     HttpApiConfig::new(logical_id, Vec::new()).api_id()
 }
 
-fn api_addresses(
+async fn bind_api_listeners(
     app: &Application,
     first_port: Option<u16>,
-) -> Result<BTreeMap<String, SocketAddr>, StackError> {
-    let mut addrs = BTreeMap::new();
+) -> Result<BTreeMap<String, tokio::net::TcpListener>, StackError> {
+    let mut listeners = BTreeMap::new();
     for (i, api) in app.http_apis.iter().enumerate() {
+        let failed = |message: String| StackError::Start {
+            what: format!("HTTP API {}", api.logical_id),
+            message,
+        };
         let port = match first_port {
             Some(first) => first
                 .checked_add(i as u16)
-                .ok_or_else(|| StackError::Start {
-                    what: format!("HTTP API {}", api.logical_id),
-                    message: "no port left above --api-port".into(),
-                })?,
-            None => free_port().map_err(|e| StackError::Start {
-                what: format!("HTTP API {}", api.logical_id),
-                message: e.to_string(),
-            })?,
+                .ok_or_else(|| failed("no port left above --api-port".into()))?,
+            None => 0,
         };
-        addrs.insert(
-            api.logical_id.clone(),
-            SocketAddr::from(([127, 0, 0, 1], port)),
-        );
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .map_err(|e| failed(format!("cannot listen on 127.0.0.1:{port}: {e}")))?;
+        listeners.insert(api.logical_id.clone(), listener);
     }
-    Ok(addrs)
-}
-
-fn free_port() -> std::io::Result<u16> {
-    Ok(std::net::TcpListener::bind(("127.0.0.1", 0))?
-        .local_addr()?
-        .port())
+    Ok(listeners)
 }
 
 fn create_tables(
