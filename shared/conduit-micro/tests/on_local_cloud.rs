@@ -74,16 +74,9 @@ impl Cloud {
                 ..LocalCloudConfig::ephemeral()
             }
         };
-        // The local cloud picks free ports for its HTTP APIs, then binds them:
-        // clouds starting in parallel tests can race for one; try again.
-        let mut attempts = 0;
-        let cloud = loop {
-            match LocalCloud::start(config()).await {
-                Ok(cloud) => break cloud,
-                Err(e) if attempts < 3 && e.to_string().contains("in use") => attempts += 1,
-                Err(e) => panic!("template starts: {e}"),
-            }
-        };
+        let cloud = LocalCloud::start(config())
+            .await
+            .unwrap_or_else(|e| panic!("template starts: {e}"));
         Self { cloud, _logs: logs }
     }
 
