@@ -11,7 +11,11 @@ async fn main() -> Result<(), Error> {
     lambda_runtime::tracing::init_default_subscriber();
     let settings = BackendSettings::from_env()?;
     let config = aws_config::load_from_env().await;
-    let backend = OrdersBackend::new(aws_sdk_dynamodb::Client::new(&config), settings.table, settings.delay);
+    let backend = OrdersBackend::new(
+        aws_sdk_dynamodb::Client::new(&config),
+        settings.table,
+        settings.delay,
+    );
     backend.ensure_seeded().await?;
     let sqs = aws_sdk_sqs::Client::new(&config);
     let (backend, sqs) = (&backend, &sqs);
