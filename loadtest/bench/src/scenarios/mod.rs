@@ -35,7 +35,8 @@ pub async fn send(
     call: Call<'_>,
 ) -> Result<Option<Value>, Box<TransactionError>> {
     let mut builder = user.get_request_builder(&call.method, call.path)?;
-    if let Some(token) = call.token {
+    // No session (a failed login) means no header, as an anonymous client.
+    if let Some(token) = call.token.filter(|t| !t.is_empty()) {
         builder = builder.header("Authorization", format!("Token {token}"));
     }
     if let Some(body) = &call.body {
