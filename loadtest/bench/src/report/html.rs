@@ -1,5 +1,6 @@
 //! The self-contained HTML report: inline CSS and SVG, no script, no CDN.
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::svg::{bar_chart, escape, line_chart, Series, COLORS};
@@ -228,13 +229,13 @@ fn record_section(body: &mut String, r: &RunRecord) {
                 escape(name), f.memory_mb, f.invocations, f.billed_ms, f.cold_starts, f.throttles, f.errors, f.cpu_ms, f.peak_concurrent_executions
             );
         }
-        for (name, q) in &m.queues {
-            let _ = write!(
-                body,
-                "<tr><td>queue {}</td><td colspan=\"8\">{:.0} billed SQS requests</td></tr>",
-                escape(name),
-                q.billed_requests
-            );
+        for (group, (count, billed)) in queue_groups(m) {
+            let queues = if count > 1 {
+                format!(" ({count} queues)")
+            } else {
+                String::new()
+            };
+            let _ = write!(body, "<tr><td>queue {}{queues}</td><td colspan=\"8\">{billed:.0} billed SQS requests</td></tr>", escape(&group));
         }
         for (name, t) in &m.tables {
             let _ = write!(body, "<tr><td>table {}</td><td colspan=\"8\">{:.1} read units, {:.1} write units</td></tr>", escape(name), t.read_units, t.write_units);
@@ -249,6 +250,24 @@ fn record_section(body: &mut String, r: &RunRecord) {
         );
     }
     body.push_str("</section>");
+}
+
+/// Reply queues, one per execution environment, shown as one line:
+/// `bench-orders-reply-<32 hex>` -> `bench-orders-reply-*`.
+fn queue_groups(m: &crate::metering::RunMetering) -> BTreeMap<String, (usize, f64)> {
+    let mut groups: BTreeMap<String, (usize, f64)> = BTreeMap::new();
+    for (name, q) in &m.queues {
+        let group = match name.rsplit_once('-') {
+            Some((prefix, id)) if id.len() >= 16 && id.chars().all(|c| c.is_ascii_hexdigit()) => {
+                format!("{prefix}-*")
+            }
+            _ => name.clone(),
+        };
+        let entry = groups.entry(group).or_default();
+        entry.0 += 1;
+        entry.1 += q.billed_requests;
+    }
+    groups
 }
 
 #[cfg(test)]
@@ -269,6 +288,25 @@ mod tests {
         assert_eq!(html.matches("<svg").count(), 2 * results.records.len() + 1);
         assert!(html.contains("Cost per million successful requests"));
         assert!(html.contains("conduit-micro-queue: not deployed"));
+    }
+
+    #[test]
+    fn reply_queues_are_one_line_per_prefix() {
+        let mut m = crate::metering::RunMetering::default();
+        for (name, billed) in [
+            ("bench-orders-reply-0547b391e343427fb546ec5dbd016e7f", 10.0),
+            ("bench-orders-reply-05b127530f654f7c81bbd7c03a2cf943", 5.0),
+            ("bench-orders-requests", 7.0),
+        ] {
+            let q = crate::metering::QueueFigures {
+                billed_requests: billed,
+                ..Default::default()
+            };
+            m.queues.insert(name.to_string(), q);
+        }
+        let groups = queue_groups(&m);
+        assert_eq!(groups["bench-orders-reply-*"], (2, 15.0));
+        assert_eq!(groups["bench-orders-requests"], (1, 7.0));
     }
 
     #[test]
