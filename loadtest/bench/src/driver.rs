@@ -270,13 +270,18 @@ async fn run_one(
         .filter(|u| u.public_requests > 0.0)
         .map(|u| price(ctx, &u, summary.successes))
         .transpose()?;
-    let cpu = CpuAccount::new(
+    let mut cpu = CpuAccount::new(
         metering.as_ref().map_or(0.0, |m| m.functions_cpu_ms()),
         metering.as_ref().map_or(0.0, |m| m.localcloud_cpu_ms),
         load.load_generator_cpu_ms,
         load.wall_s,
         summary.successes,
     );
+    if metering.is_none() {
+        // A remote target's CPU is unknown, not zero.
+        cpu.functions_ms_per_request = None;
+        cpu.localcloud_ms_per_request = None;
+    }
     phase(&format!(
         "{label}: {} ok ({:.1}/s), {} failed ({:.1}/s), p95 {} ms{}",
         summary.successes,
