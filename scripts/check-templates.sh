@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the deployable artefacts without an AWS account or a Docker engine
 # (called by .ci/run; installs what it needs itself):
-#   1. template.yaml: cfn-lint and `sam validate --lint`;
+#   1. template.yaml: cfn-lint and `sam validate --lint`; samconfig.toml;
 #   2. every function binary of the template built by cargo lambda for
 #      provided.al2023 (x86_64; arm64 too when its std is already installed);
 #   3. localstack/docker-compose.yml against the compose-spec JSON schema;
@@ -55,6 +55,20 @@ step "1b. sam validate --lint (offline: dummy credentials, fixed region)"
 AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_SESSION_TOKEN=testing \
     AWS_DEFAULT_REGION=us-east-1 SAM_CLI_TELEMETRY=0 \
     "$sam_bin/sam" validate --lint --region us-east-1 --template-file template.yaml
+
+step "1c. samconfig.toml parses and has a deploy stack, region and capabilities"
+"$sam_bin/python" - <<'PY'
+import tomllib
+with open("samconfig.toml", "rb") as f:
+    config = tomllib.load(f)
+for env in ("default", "localstack"):
+    g = config[env]["global"]["parameters"]
+    d = config[env]["deploy"]["parameters"]
+    assert g["stack_name"] and g["region"], env
+    assert "CAPABILITY_IAM" in d["capabilities"], env
+    assert config[env]["build"]["parameters"].get("beta_features") is True, env
+    print(f"{env}: stack {g['stack_name']} in {g['region']}, {d['capabilities']}")
+PY
 
 step "2. cargo lambda build --release of the template's binaries (provided.al2023)"
 # The binaries the template builds (Metadata.BuildProperties.Binary).
