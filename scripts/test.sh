@@ -26,6 +26,7 @@ if [[ "${SKIP_ORACLES:-0}" != 1 ]]; then
 fi
 
 echo "== building (the local cloud's tests run the real function binaries)"
-cargo build --workspace --bins
-echo "== cargo test --workspace $*"
-cargo test --workspace "$@"
+# --all-targets: the same feature set as `cargo test` below, so nothing is compiled twice.
+cargo build --workspace --all-targets
+echo "== cargo test --workspace --no-fail-fast $*"
+cargo test --workspace --no-fail-fast "$@"

@@ -313,12 +313,9 @@ fn create_tables(
             .ensure_table(ctx, &body)
             .map_err(|e| failed(e.to_string()))?;
         if let Some(attribute) = &table.ttl_attribute {
-            let ttl = json!({
-                "TableName": table.name,
-                "TimeToLiveSpecification": {"AttributeName": attribute, "Enabled": true},
-            });
+            // Idempotent, so a table restored from a state file keeps working.
             dynamodb
-                .call(ctx, "UpdateTimeToLive", ttl.to_string().as_bytes())
+                .ensure_ttl(&table.name, attribute)
                 .map_err(|e| failed(e.to_string()))?;
         }
     }
