@@ -5,7 +5,7 @@
 //! When a function is added to the template, add its row to NEEDS from the
 //! SDK calls its code makes (`grep -rn '\.send()' shared/ functions/`).
 
-use localcloud_template::Target;
+use localcloud_template::{Grant, Policy, PolicySource, Target};
 use template_checks::iam::{check, Needs, Resource, Use, Violation};
 use template_checks::load_template;
 
@@ -285,13 +285,49 @@ fn every_function_is_granted_exactly_what_its_code_needs() {
     // GIVEN the project's template, resolved as stack `local`
     let app = load_template().expect("template.yaml loads");
     // WHEN each function's grants are compared with the NEEDS table
-    let needs: Vec<Needs> = NEEDS.iter().chain(MICRO_NEEDS).copied().collect();
-    let violations = check(&app, "local", &needs);
+    let violations = check(&app, "local", &all_needs());
     // THEN there is no extra, missing or wildcard grant
     assert!(
         violations.is_empty(),
         "template.yaml grants differ from what the code needs:\n{}",
         report(&violations)
+    );
+}
+
+fn all_needs() -> Vec<Needs> {
+    NEEDS.iter().chain(MICRO_NEEDS).copied().collect()
+}
+
+#[test]
+fn a_scan_granted_in_the_real_template_is_reported_with_function_and_table() {
+    // GIVEN the real template with dynamodb:Scan on its table granted to the
+    // orders back end
+    let mut app = load_template().expect("template.yaml loads");
+    let table = app.table("OrdersTable").expect("OrdersTable").name.clone();
+    let backend = app
+        .functions
+        .iter_mut()
+        .find(|f| f.logical_id == "OrdersBackendFunction")
+        .expect("OrdersBackendFunction");
+    backend.policies.push(Policy {
+        source: PolicySource::Inline,
+        grants: vec![Grant {
+            allow: true,
+            actions: vec!["dynamodb:Scan".into()],
+            target: Target::table(&table),
+        }],
+        document: serde_json::Value::Null,
+    });
+    // WHEN it is checked against the needs
+    let violations = check(&app, "local", &all_needs());
+    // THEN that one extra grant is reported, naming function, table and action
+    assert_eq!(
+        violations,
+        vec![Violation::Extra {
+            function: "OrdersBackendFunction".into(),
+            on: "table OrdersTable".into(),
+            actions: vec!["dynamodb:Scan".into()],
+        }]
     );
 }
 

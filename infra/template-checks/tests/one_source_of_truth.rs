@@ -166,6 +166,7 @@ async fn the_local_cloud_serves_every_route_of_the_template() {
     let urls = cloud.stack().unwrap().api_urls().clone();
 
     let mut unrouted = Vec::new();
+    let mut requested = 0;
     for api in &app.http_apis {
         for route in &api.routes {
             let proxy = PROXY_VALUES
@@ -177,6 +178,7 @@ async fn the_local_cloud_serves_every_route_of_the_template() {
             };
             // WHEN a request is sent to the route
             let (status, body) = request(&urls[&api.logical_id], &method, &path).await;
+            requested += 1;
             // THEN it reaches the function and the function answers: not the
             // gateway's own 404 (a function may answer 404 for a missing
             // entity), not a connection failure nor a 5xx
@@ -191,6 +193,8 @@ async fn the_local_cloud_serves_every_route_of_the_template() {
         }
     }
     cloud.shutdown().await.unwrap();
+    eprintln!("{requested} routes requested");
+    assert!(requested > 0, "the template has routes to request");
     assert!(
         unrouted.is_empty(),
         "routes not served:\n{}",
