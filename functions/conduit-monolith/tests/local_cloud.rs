@@ -2,29 +2,13 @@
 //! HTTP API, on its DynamoDB, from a SAM template (tests/fixtures/conduit-app.yaml).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
 use serde_json::{json, Value};
 
 /// `target/<profile>`, with the function binary built if it is missing.
 fn binaries_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>")
-        .to_path_buf();
-    if !dir.join("conduit-monolith").is_file() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args(["build", "--quiet", "-p", "conduit-monolith", "--bins"])
-            .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building conduit-monolith failed");
-    }
-    dir
+    localcloud::testing::function_binaries(&["conduit-monolith"])
 }
 
 async fn start(log_dir: &Path) -> LocalCloud {

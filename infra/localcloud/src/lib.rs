@@ -8,6 +8,7 @@
 
 mod admin;
 pub mod stack;
+pub mod testing;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -5,9 +5,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
+use std::path::PathBuf;
 
 use common::Client;
 use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
@@ -18,39 +16,12 @@ pub const INVOKE: &str = "ConduitMicroInvokeApi";
 pub const QUEUE: &str = "ConduitMicroQueueApi";
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    localcloud::testing::workspace_root()
 }
 
-/// `target/<profile>`, with this template's function binaries built (once per run).
+/// `target/<profile>`, with this template's function binaries.
 fn binaries_dir() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let dir = std::env::current_exe()
-                .unwrap()
-                .parent()
-                .and_then(Path::parent)
-                .unwrap()
-                .to_path_buf();
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            let mut build = Command::new(cargo);
-            build.args(["build", "--quiet"]);
-            for package in [
-                "conduit-users",
-                "conduit-profiles",
-                "conduit-articles",
-                "conduit-comments",
-                "conduit-monolith",
-                "orders-api",
-                "orders-backend",
-            ] {
-                build.args(["-p", package]);
-            }
-            let status = build.current_dir(workspace()).status().unwrap();
-            assert!(status.success(), "building the functions failed");
-            dir
-        })
-        .clone()
+    localcloud::testing::template_binaries(&workspace().join("template.yaml"))
 }
 
 pub struct Cloud {

@@ -2,34 +2,18 @@
 //! both paths give the same orders; at the concurrency cap the direct path is
 //! throttled while the queue path queues; nothing is lost.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
 use serde_json::Value;
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    localcloud::testing::workspace_root()
 }
 
-/// `target/<profile>` with every function binary of the template built.
+/// `target/<profile>` with the template's function binaries.
 fn binaries_dir() -> PathBuf {
-    let dir = std::env::current_exe()
-        .unwrap()
-        .parent()
-        .and_then(Path::parent)
-        .unwrap()
-        .to_path_buf();
-    if !dir.join("orders-api").is_file() || !dir.join("orders-backend").is_file() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args(["build", "--quiet", "--workspace", "--bins"])
-            .current_dir(workspace())
-            .status()
-            .unwrap();
-        assert!(status.success(), "building the functions failed");
-    }
-    dir
+    localcloud::testing::template_binaries(&workspace().join("template.yaml"))
 }
 
 async fn start(overrides: &[(&str, &str)]) -> (LocalCloud, tempfile::TempDir) {

@@ -1,7 +1,6 @@
 //! Both transports against the local cloud, through the real SDKs.
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
@@ -23,22 +22,7 @@ fn sdk_config(endpoint: &str) -> aws_config::SdkConfig {
 }
 
 fn binaries_dir() -> std::path::PathBuf {
-    let dir = std::env::current_exe()
-        .unwrap()
-        .parent()
-        .and_then(Path::parent)
-        .unwrap()
-        .to_path_buf();
-    if !dir.join("sleep").is_file() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args(["build", "--quiet", "-p", "test-functions", "--bins"])
-            .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-    dir
+    localcloud::testing::function_binaries(&["echo", "fail", "sleep"])
 }
 
 async fn cloud_with_callees() -> (LocalCloud, tempfile::TempDir) {

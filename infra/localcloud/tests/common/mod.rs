@@ -1,8 +1,7 @@
 //! Helpers shared by the local cloud's integration tests.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 /// An SDK configuration for the local cloud at `endpoint`, with test credentials.
 pub fn sdk_config(endpoint: &str, region: &str) -> aws_config::SdkConfig {
@@ -51,20 +50,5 @@ pub async fn get_json(url: &str) -> serde_json::Value {
 
 /// `target/<profile>`, where the test-functions binaries are (built on demand).
 pub fn test_function_binaries() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>")
-        .to_path_buf();
-    if !dir.join("echo").is_file() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args(["build", "--quiet", "-p", "test-functions", "--bins"])
-            .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building test-functions failed");
-    }
-    dir
+    localcloud::testing::function_binaries(&["echo", "sleep", "fail"])
 }
