@@ -63,7 +63,8 @@ pub const CONDUIT_MICRO_INVOKE: Variant = Variant {
     name: "conduit-micro-invoke",
     experiment: Experiment::Conduit,
     api: "ConduitMicroInvokeApi",
-    functions: &["ConduitMicroInvoke"],
+    // Its functions have fixed names (they invoke each other by name).
+    functions: &["ConduitMicroInvoke", "conduit-invoke-"],
     queues: &[],
 };
 
@@ -72,7 +73,9 @@ pub const CONDUIT_MICRO_QUEUE: Variant = Variant {
     experiment: Experiment::Conduit,
     api: "ConduitMicroQueueApi",
     functions: &["ConduitMicroQueue"],
-    queues: &["conduit-micro", "ConduitMicroQueue"],
+    // Request queues (`<stack>-conduit-<owner>-requests`), their DLQ, and the
+    // reply queues (`<stack>-cr-<caller>-<owner>-`).
+    queues: &["conduit-", "-cr-"],
 };
 
 pub const ALL: [Variant; 5] = [
