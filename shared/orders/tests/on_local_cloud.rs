@@ -108,9 +108,11 @@ async fn burst(url: &str, n: usize) -> Vec<u16> {
 
 #[tokio::test]
 async fn at_the_cap_the_direct_path_throttles_and_the_queue_path_queues_without_loss() {
-    // GIVEN both paths capped at 2 concurrent back-end executions, 300 ms each
+    // GIVEN both paths capped at 2 concurrent back-end executions, 1 s each
+    // (long enough that the whole burst arrives while both are busy, even on
+    // a loaded machine where cold starts spread the burst out)
     let (cloud, _logs) = start(&[
-        ("OrdersDelayMs", "300"),
+        ("OrdersDelayMs", "1000"),
         ("OrdersBackendConcurrency", "2"),
         ("OrdersQueueMaxConcurrency", "2"),
     ])
