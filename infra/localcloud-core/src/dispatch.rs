@@ -8,6 +8,7 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use http::StatusCode;
 
+use crate::latency::LatencyProfile;
 use crate::{AwsError, Handler, HttpRequest, HttpResponse, RequestContext};
 
 /// A service spoken over AWS JSON 1.0 (`POST /` with `X-Amz-Target`).
@@ -15,6 +16,11 @@ use crate::{AwsError, Handler, HttpRequest, HttpResponse, RequestContext};
 pub trait JsonService: Send + Sync + 'static {
     /// The part of `X-Amz-Target` before the dot, e.g. `DynamoDB_20120810`.
     fn target_prefix(&self) -> &'static str;
+
+    /// The service's name in a latency profile (`dynamodb`, `sqs`).
+    fn service_name(&self) -> &'static str {
+        self.target_prefix()
+    }
 
     /// Handles one operation; `Ok` is the JSON response body (status 200).
     async fn handle(
@@ -44,6 +50,13 @@ pub trait PathService: Send + Sync + 'static {
 pub struct Dispatcher {
     json: Vec<Arc<dyn JsonService>>,
     paths: Vec<Arc<dyn PathService>>,
+    latency: Option<Arc<LatencyProfile>>,
+}
+
+/// `POST /2015-03-31/functions/{name}/invocations`: the Lambda Invoke API.
+fn is_invoke(request: &HttpRequest) -> bool {
+    let path = request.uri().path();
+    path.starts_with("/2015-03-31/functions/") && path.ends_with("/invocations")
 }
 
 impl Dispatcher {
@@ -61,6 +74,22 @@ impl Dispatcher {
         self
     }
 
+    /// Delays every DynamoDB, SQS and Invoke call as the profile says.
+    pub fn with_latency(mut self, profile: Arc<LatencyProfile>) -> Self {
+        self.latency = Some(profile);
+        self
+    }
+
+    async fn inject_latency(&self, service: &str, operation: &str) {
+        if let Some(delay) = self
+            .latency
+            .as_ref()
+            .and_then(|p| p.sample(service, operation))
+        {
+            tokio::time::sleep(delay).await;
+        }
+    }
+
     async fn call_json(&self, target: &str, request: HttpRequest) -> HttpResponse {
         let ctx = RequestContext::from_headers(request.headers());
         let (prefix, operation) = target.split_once('.').unwrap_or((target, ""));
@@ -71,6 +100,7 @@ impl Dispatcher {
             )
             .into_response(&ctx.request_id);
         };
+        self.inject_latency(service.service_name(), operation).await;
         match service.handle(&ctx, operation, request.into_body()).await {
             Ok(body) => http::Response::builder()
                 .status(StatusCode::OK)
@@ -93,6 +123,9 @@ impl Handler for Dispatcher {
             .map(str::to_owned);
         if let Some(target) = target {
             return self.call_json(&target, request).await;
+        }
+        if is_invoke(&request) {
+            self.inject_latency("lambda", "Invoke").await;
         }
         let mut request = request;
         for service in &self.paths {
@@ -184,6 +217,43 @@ mod tests {
     async fn unknown_target_is_an_error_not_a_404() {
         let response = dispatcher().call(json_request("Nope_2.Ping")).await;
         assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    }
+
+    #[tokio::test]
+    async fn a_latency_profile_delays_calls_of_the_services_it_names_only() {
+        let profile = LatencyProfile::from_json(
+            r#"{"Echo_1": {"Ping": {"p50_ms": 400, "p99_ms": 400}}, "lambda": {"Invoke": {"p50_ms": 400, "p99_ms": 400}}}"#,
+        )
+        .unwrap();
+        let dispatcher = dispatcher().with_latency(Arc::new(profile));
+
+        let started = std::time::Instant::now();
+        dispatcher.call(json_request("Echo_1.Ping")).await;
+        assert!(
+            started.elapsed() >= std::time::Duration::from_millis(400),
+            "{:?}",
+            started.elapsed()
+        );
+
+        let invoke = http::Request::post("/2015-03-31/functions/f/invocations")
+            .body(Bytes::new())
+            .unwrap();
+        let started = std::time::Instant::now();
+        dispatcher.call(invoke).await;
+        assert!(
+            started.elapsed() >= std::time::Duration::from_millis(400),
+            "{:?}",
+            started.elapsed()
+        );
+
+        // An operation the profile does not name is not delayed: it answers
+        // well before the 400 ms the others wait.
+        let undelayed = tokio::time::timeout(
+            std::time::Duration::from_millis(300),
+            dispatcher.call(json_request("Echo_1.Other")),
+        )
+        .await;
+        assert!(undelayed.is_ok());
     }
 
     #[tokio::test]

@@ -7,6 +7,7 @@ pub mod context;
 pub mod dispatch;
 pub mod error;
 pub mod invoke;
+pub mod latency;
 pub mod queue;
 pub mod server;
 
@@ -14,6 +15,7 @@ pub use context::RequestContext;
 pub use dispatch::{Dispatcher, JsonService, PathService};
 pub use error::AwsError;
 pub use invoke::{InvocationType, InvokeError, InvokeRequest, InvokeResponse, Invoker};
+pub use latency::LatencyProfile;
 pub use queue::{MessageAttribute, QueueConsumer, QueueMessage};
 pub use server::{
     serve, serve_on_ephemeral_port, Handler, HttpRequest, HttpResponse, ServerHandle,

@@ -149,6 +149,10 @@ impl JsonService for DynamoDb {
         "DynamoDB_20120810"
     }
 
+    fn service_name(&self) -> &'static str {
+        "dynamodb"
+    }
+
     async fn handle(
         &self,
         ctx: &RequestContext,

@@ -34,6 +34,8 @@ pub struct LocalCloudConfig {
     pub dynamodb: DynamoDbConfig,
     /// A SAM application to bring up (`--template`).
     pub stack: Option<StackConfig>,
+    /// Latency injected into DynamoDB, SQS and Invoke calls (`--latency-profile`).
+    pub latency: Option<Arc<localcloud_core::LatencyProfile>>,
 }
 
 impl Default for LocalCloudConfig {
@@ -43,6 +45,7 @@ impl Default for LocalCloudConfig {
             state_file: None,
             dynamodb: DynamoDbConfig::default(),
             stack: None,
+            latency: None,
         }
     }
 }
@@ -118,6 +121,9 @@ impl LocalCloud {
             .with_path(admin);
         if let Some(stack) = &stack {
             dispatcher = dispatcher.with_path(stack.lambda.clone());
+        }
+        if let Some(profile) = &config.latency {
+            dispatcher = dispatcher.with_latency(profile.clone());
         }
         let server = localcloud_core::serve(listener, Arc::new(dispatcher))
             .map_err(|source| StartError::Bind { addr, source })?;

@@ -30,6 +30,10 @@ enum Command {
         /// Load DynamoDB state from this file at start and save it there on Ctrl-C.
         #[arg(long, env = "LOCALCLOUD_STATE_FILE")]
         state_file: Option<PathBuf>,
+        /// Latency profile (JSON) injected into DynamoDB, SQS and Invoke calls, so
+        /// that billed durations approximate AWS; e.g. infra/localcloud/profiles/aws-us-east-1.json.
+        #[arg(long, env = "LOCALCLOUD_LATENCY_PROFILE")]
+        latency_profile: Option<PathBuf>,
         #[command(flatten)]
         app: AppArgs,
     },
@@ -107,17 +111,30 @@ async fn main() -> anyhow::Result<()> {
         Command::Serve {
             bind,
             state_file,
+            latency_profile,
             app,
-        } => serve(bind, state_file, app, started).await,
+        } => serve(bind, state_file, latency_profile, app, started).await,
     }
 }
 
 async fn serve(
     bind: SocketAddr,
     state_file: Option<PathBuf>,
+    latency_profile: Option<PathBuf>,
     app: AppArgs,
     started: Instant,
 ) -> anyhow::Result<()> {
+    let latency = match &latency_profile {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the latency profile {}", path.display()))?;
+            let profile = localcloud_core::LatencyProfile::from_json(&text)
+                .with_context(|| format!("in {}", path.display()))?;
+            tracing::info!("injecting latency from {}", path.display());
+            Some(std::sync::Arc::new(profile))
+        }
+        None => None,
+    };
     if !bind.ip().is_loopback() {
         tracing::warn!(
             "listening on {bind}: the emulator accepts unauthenticated requests from the network"
@@ -127,6 +144,7 @@ async fn serve(
         bind,
         state_file: state_file.clone(),
         stack: app.stack_config()?,
+        latency,
         ..LocalCloudConfig::default()
     };
     let cloud = LocalCloud::start(config).await?;

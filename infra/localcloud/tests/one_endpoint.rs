@@ -278,3 +278,39 @@ async fn a_taken_port_is_a_clear_error() {
     assert!(err.to_string().contains("cannot listen on"), "{err}");
     first.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn the_shipped_latency_profile_loads_and_delays_sdk_calls() {
+    // GIVEN the profile shipped with the local cloud, and a constant one
+    let shipped = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/aws-us-east-1.json"),
+    )
+    .unwrap();
+    let shipped =
+        localcloud_core::LatencyProfile::from_json(&shipped).expect("shipped profile is valid");
+    assert!(shipped.percentiles("dynamodb", "GetItem").is_some());
+    assert!(shipped.percentiles("sqs", "SendMessage").is_some());
+    assert!(shipped.percentiles("lambda", "Invoke").is_some());
+    let constant = localcloud_core::LatencyProfile::from_json(
+        r#"{"dynamodb": {"*": {"p50_ms": 150, "p99_ms": 150}}}"#,
+    )
+    .unwrap();
+    let config = LocalCloudConfig {
+        latency: Some(std::sync::Arc::new(constant)),
+        ..LocalCloudConfig::ephemeral()
+    };
+    let cloud = LocalCloud::start(config).await.unwrap();
+    let ddb = aws_sdk_dynamodb::Client::new(&shared_config(&cloud.endpoint()));
+
+    // WHEN the SDK calls DynamoDB
+    let started = std::time::Instant::now();
+    ddb.list_tables().send().await.unwrap();
+
+    // THEN the call took at least the injected latency
+    assert!(
+        started.elapsed() >= std::time::Duration::from_millis(150),
+        "{:?}",
+        started.elapsed()
+    );
+    cloud.shutdown().await.unwrap();
+}

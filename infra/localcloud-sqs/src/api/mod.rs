@@ -20,6 +20,10 @@ impl JsonService for SqsService {
         "AmazonSQS"
     }
 
+    fn service_name(&self) -> &'static str {
+        "sqs"
+    }
+
     async fn handle(
         &self,
         ctx: &RequestContext,
