@@ -43,6 +43,8 @@ pub struct RunOptions {
     pub urls: BTreeMap<String, String>,
     pub sweep: bool,
     pub capacity: bool,
+    /// Passed to `localcloud serve --latency-profile` (target local).
+    pub latency_profile: Option<PathBuf>,
 }
 
 struct Bench {
@@ -135,6 +137,11 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
         machine: machine(),
         region: REGION.into(),
         price_table_version: ctx.prices.version().to_string(),
+        latency_profile: ctx
+            .opts
+            .latency_profile
+            .as_ref()
+            .map(|p| p.display().to_string()),
         records,
         capacity,
         skipped,
@@ -218,6 +225,7 @@ async fn run_one(
                 template: &ctx.opts.template,
                 parameter_overrides: overrides,
                 work_dir: &work_dir,
+                latency_profile: ctx.opts.latency_profile.as_deref(),
             };
             Some(LocalCloudProcess::start(launch).await?)
         }

@@ -53,6 +53,10 @@ struct RunArgs {
     binaries_dir: PathBuf,
     #[arg(long, default_value = "template.yaml")]
     template: PathBuf,
+    /// Latency injected by the local cloud into DynamoDB, SQS and Invoke calls, so that
+    /// billed durations approximate AWS (e.g. infra/localcloud/profiles/aws-us-east-1.json).
+    #[arg(long)]
+    latency_profile: Option<PathBuf>,
     /// Remote targets: `variant=URL` (repeatable).
     #[arg(long = "url")]
     urls: Vec<String>,
@@ -121,6 +125,7 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         urls,
         sweep: !args.no_sweep,
         capacity: !args.no_capacity,
+        latency_profile: args.latency_profile,
     };
     let results = driver::run(options).await?;
     println!("{}", bench::report::markdown::summary(&results));

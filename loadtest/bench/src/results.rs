@@ -26,6 +26,10 @@ pub struct Results {
     pub machine: Machine,
     pub region: String,
     pub price_table_version: String,
+    /// The local cloud's latency profile (`--latency-profile`), if any: with
+    /// it, billed durations approximate AWS; without, they are local-only.
+    #[serde(default)]
+    pub latency_profile: Option<String>,
     pub records: Vec<RunRecord>,
     /// Most users held per Conduit variant.
     pub capacity: Vec<CapacityResult>,

@@ -76,6 +76,8 @@ pub struct LocalLaunch<'a> {
     pub parameter_overrides: &'a BTreeMap<String, String>,
     /// Endpoints file and function logs go here.
     pub work_dir: &'a Path,
+    /// `localcloud serve --latency-profile`.
+    pub latency_profile: Option<&'a Path>,
 }
 
 /// The binaries a template needs: the emulator and every function's
@@ -134,6 +136,9 @@ impl LocalCloudProcess {
             .stderr(Stdio::from(std::fs::File::create(
                 launch.work_dir.join("localcloud.log"),
             )?));
+        if let Some(profile) = launch.latency_profile {
+            command.arg("--latency-profile").arg(profile);
+        }
         if !launch.parameter_overrides.is_empty() {
             command.arg("--parameter-overrides");
             for (name, value) in launch.parameter_overrides {

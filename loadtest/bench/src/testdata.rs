@@ -108,6 +108,7 @@ pub fn results() -> Results {
         },
         region: "us-east-1".into(),
         price_table_version: "test".into(),
+        latency_profile: None,
         records: vec![
             record("orders-direct", 510.0, 50),
             record("orders-queue", 900.0, 0),

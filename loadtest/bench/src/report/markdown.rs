@@ -15,14 +15,18 @@ pub fn summary(results: &Results) -> String {
     );
     let _ = writeln!(
         md,
-        "Commit `{}`, {} cores, {} MB, {}. {}. Prices: {} ({}).\n",
+        "Commit `{}`, {} cores, {} MB, {}. {}. Prices: {} ({}). Latency profile: {}.\n",
         short(&results.git_commit),
         m.cores,
         m.memory_mb,
         m.cpu_model,
         results.scaling,
         results.price_table_version,
-        results.region
+        results.region,
+        results
+            .latency_profile
+            .as_deref()
+            .unwrap_or("none (local latencies only)")
     );
     for (kind, heading) in [
         (RecordKind::Scenario, "Scenarios"),
