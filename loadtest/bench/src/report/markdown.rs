@@ -48,6 +48,7 @@ pub fn summary(results: &Results) -> String {
         }
         md.push('\n');
     }
+    md.push_str(&cost_section(results));
     if !results.capacity.is_empty() {
         md.push_str("### Most users held (p95 < 500 ms, p99 < 1 s, errors < 1 %)\n\n| variant | users held | steps (users: held?) |\n|---|---|---|\n");
         for c in &results.capacity {
@@ -65,6 +66,66 @@ pub fn summary(results: &Results) -> String {
     }
     for s in &results.skipped {
         let _ = writeln!(md, "- skipped {} / {}: {}", s.scenario, s.variant, s.reason);
+    }
+    md
+}
+
+/// Per scenario: each variant's dollars per million successful requests, its
+/// ratio to the scenario's first variant (the monolith, the direct path), and
+/// the cost line that dominates its bill.
+fn cost_section(results: &Results) -> String {
+    let mut scenarios: Vec<&str> = Vec::new();
+    for r in results
+        .records
+        .iter()
+        .filter(|r| r.kind == RecordKind::Scenario)
+    {
+        if !scenarios.contains(&r.scenario.as_str()) {
+            scenarios.push(&r.scenario);
+        }
+    }
+    let mut md = String::new();
+    for scenario in scenarios {
+        let priced: Vec<(&RunRecord, f64)> = results
+            .records
+            .iter()
+            .filter(|r| r.kind == RecordKind::Scenario && r.scenario == scenario)
+            .filter_map(|r| {
+                let usd = r.cost.as_ref()?.usd_per_million_successful?;
+                Some((r, usd))
+            })
+            .collect();
+        let Some(&(base, base_usd)) = priced.first() else {
+            continue;
+        };
+        if md.is_empty() {
+            md.push_str(
+                "### Cost per million successful requests
+
+",
+            );
+            md.push_str("| scenario | variant | $ per M ok | ratio | dominant line |\n|---|---|---|---|---|\n");
+        }
+        for (r, usd) in &priced {
+            let ratio = if base_usd > 0.0 {
+                format!("{:.2}x {}", usd / base_usd, base.variant)
+            } else {
+                "-".into()
+            };
+            let dominant = r
+                .cost
+                .as_ref()
+                .and_then(|c| c.dominant.as_deref())
+                .unwrap_or("-");
+            let _ = writeln!(
+                md,
+                "| {scenario} | {} | {usd:.2} | {ratio} | {dominant} |",
+                r.variant
+            );
+        }
+    }
+    if !md.is_empty() {
+        md.push('\n');
     }
     md
 }
@@ -113,6 +174,32 @@ mod tests {
         assert!(md.contains("ok req/s | failed req/s"));
         assert!(md.contains("| conduit-monolith | 50 |"));
         assert!(md.contains("skipped conduit-mixed / conduit-micro-queue: not deployed"));
+    }
+
+    #[test]
+    fn costs_are_compared_to_the_scenarios_first_variant_with_the_dominant_line() {
+        let mut results = testdata::results();
+        let second = results
+            .records
+            .iter_mut()
+            .find(|r| r.variant == "orders-queue")
+            .expect("test data has the queue path");
+        second.cost.as_mut().unwrap().usd_per_million_successful = Some(2.4);
+        let md = summary(&results);
+        assert!(
+            md.contains("### Cost per million successful requests"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| orders-baseline | orders-direct | 1.20 | 1.00x orders-direct | Lambda duration |"),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "| orders-baseline | orders-queue | 2.40 | 2.00x orders-direct | Lambda duration |"
+            ),
+            "{md}"
+        );
     }
 
     #[test]
