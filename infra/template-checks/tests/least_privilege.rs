@@ -19,6 +19,8 @@ const ORDERS_TABLE_USE: Use = Use {
     actions: &[
         "dynamodb:GetItem",
         "dynamodb:Query",
+        // The conditional put that elects the one environment that seeds.
+        "dynamodb:PutItem",
         "dynamodb:BatchWriteItem",
     ],
 };

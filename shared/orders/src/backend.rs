@@ -12,6 +12,10 @@ use crate::model::{Order, MAX_SIZE};
 /// All orders live in one partition, sorted by index, so `Query ... Limit
 /// size` reads exactly the first `size` of them in one call.
 const PARTITION: &str = "orders";
+/// The item whose conditional creation elects the one environment that seeds.
+const SEED_CLAIM: &str = "seed-claim";
+/// How long other environments wait for the seeding one before seeding themselves.
+const SEED_WAIT: Duration = Duration::from_secs(10);
 
 #[derive(Debug, thiserror::Error)]
 pub enum BackendError {
@@ -70,9 +74,29 @@ impl OrdersBackend {
         Ok(orders)
     }
 
-    /// Stores the [`MAX_SIZE`] orders unless the last one is already there:
-    /// one GetItem per cold start; concurrent seeders write identical items.
+    /// Stores the [`MAX_SIZE`] orders unless they are there: one GetItem per
+    /// cold start. When many environments start at once on an empty table,
+    /// one claims the seeding (a conditional put) and the others wait for the
+    /// last order to appear, so the table is written once, not once per
+    /// environment; if the claimant dies, a waiter seeds after a while.
     pub async fn ensure_seeded(&self) -> Result<(), BackendError> {
+        if self.is_seeded().await? {
+            return Ok(());
+        }
+        if !self.claim_seeding().await? {
+            let deadline = tokio::time::Instant::now() + SEED_WAIT;
+            while tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                if self.is_seeded().await? {
+                    return Ok(());
+                }
+            }
+            tracing::warn!("the environment seeding the orders did not finish: seeding here");
+        }
+        self.seed().await
+    }
+
+    async fn is_seeded(&self) -> Result<bool, BackendError> {
         let last = self
             .ddb
             .get_item()
@@ -81,9 +105,33 @@ impl OrdersBackend {
             .send()
             .await
             .map_err(store_error)?;
-        if last.item.is_some() {
-            return Ok(());
+        Ok(last.item.is_some())
+    }
+
+    /// True when this environment won the right to seed.
+    async fn claim_seeding(&self) -> Result<bool, BackendError> {
+        let claimed = self
+            .ddb
+            .put_item()
+            .table_name(&self.table)
+            .item("pk", AttributeValue::S(SEED_CLAIM.into()))
+            .item("sk", AttributeValue::N("0".into()))
+            .condition_expression("attribute_not_exists(pk)")
+            .send()
+            .await;
+        match claimed {
+            Ok(_) => Ok(true),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(store_error(e)),
         }
+    }
+
+    async fn seed(&self) -> Result<(), BackendError> {
         let indexes: Vec<u32> = (0..MAX_SIZE).collect();
         for chunk in indexes.chunks(25) {
             let writes = chunk
