@@ -128,28 +128,14 @@ pub fn put_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
         "Item size has exceeded the maximum allowed size",
     )?;
 
-    let (old, units) = {
-        let mut state = table.state.write();
-        let old = state.get(&key).map(|s| s.item.clone());
-        if let Some(condition) = &condition {
-            if !condition.evaluate(old.as_deref().unwrap_or(empty_item()))? {
-                drop(state);
-                db.record(&table, "PutItem", &failed_write(old.as_ref()));
-                return Err(condition_failed(old.as_ref(), return_old));
-            }
-        }
-        state.write(&table.def, &key, Some(Arc::new(item)))
+    let write = ConditionalWrite {
+        operation: "PutItem",
+        condition: condition.as_ref(),
+        return_old,
+        return_values,
+        capacity,
     };
-    let consumed = Consumed::write(&units, 1.0);
-    db.record(&table, "PutItem", &consumed);
-    let attributes = old
-        .filter(|_| return_values == ReturnValues::AllOld)
-        .map(OutItem::Shared);
-    encode(&ItemOutput {
-        attributes,
-        consumed_capacity: consumed.to_json(&table.def, capacity),
-        ..Default::default()
-    })
+    write.apply(db, &table, &key, Some(Arc::new(item)))
 }
 
 #[derive(Deserialize)]
@@ -188,28 +174,14 @@ pub fn delete_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
         .transpose()?;
     ctx.check_all_used()?;
 
-    let (old, units) = {
-        let mut state = table.state.write();
-        let old = state.get(&key).map(|s| s.item.clone());
-        if let Some(condition) = &condition {
-            if !condition.evaluate(old.as_deref().unwrap_or(empty_item()))? {
-                drop(state);
-                db.record(&table, "DeleteItem", &failed_write(old.as_ref()));
-                return Err(condition_failed(old.as_ref(), return_old));
-            }
-        }
-        state.write(&table.def, &key, None)
+    let write = ConditionalWrite {
+        operation: "DeleteItem",
+        condition: condition.as_ref(),
+        return_old,
+        return_values,
+        capacity,
     };
-    let consumed = Consumed::write(&units, 1.0);
-    db.record(&table, "DeleteItem", &consumed);
-    let attributes = old
-        .filter(|_| return_values == ReturnValues::AllOld)
-        .map(OutItem::Shared);
-    encode(&ItemOutput {
-        attributes,
-        consumed_capacity: consumed.to_json(&table.def, capacity),
-        ..Default::default()
-    })
+    write.apply(db, &table, &key, None)
 }
 
 #[derive(Deserialize)]
@@ -315,4 +287,48 @@ pub fn update_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
         consumed_capacity: consumed.to_json(&table.def, capacity),
         ..Default::default()
     })
+}
+
+/// A PutItem or DeleteItem: replace (or remove) the item at `key` if the
+/// condition holds on the stored item, checked and written under one lock,
+/// then meter it and answer with the old item when asked.
+struct ConditionalWrite<'a> {
+    operation: &'static str,
+    condition: Option<&'a dynamodb_lang::Condition>,
+    return_old: bool,
+    return_values: ReturnValues,
+    capacity: ReturnCapacity,
+}
+
+impl ConditionalWrite<'_> {
+    fn apply(
+        &self,
+        db: &DynamoDb,
+        table: &crate::table::Table,
+        key: &crate::key::PrimaryKey,
+        new: Option<Arc<Item>>,
+    ) -> DdbResult<Vec<u8>> {
+        let (old, units) = {
+            let mut state = table.state.write();
+            let old = state.get(key).map(|s| s.item.clone());
+            if let Some(condition) = self.condition {
+                if !condition.evaluate(old.as_deref().unwrap_or(empty_item()))? {
+                    drop(state);
+                    db.record(table, self.operation, &failed_write(old.as_ref()));
+                    return Err(condition_failed(old.as_ref(), self.return_old));
+                }
+            }
+            state.write(&table.def, key, new)
+        };
+        let consumed = Consumed::write(&units, 1.0);
+        db.record(table, self.operation, &consumed);
+        let attributes = old
+            .filter(|_| self.return_values == ReturnValues::AllOld)
+            .map(OutItem::Shared);
+        encode(&ItemOutput {
+            attributes,
+            consumed_capacity: consumed.to_json(&table.def, self.capacity),
+            ..Default::default()
+        })
+    }
 }
