@@ -38,7 +38,7 @@ impl Cloud {
             stack.log_dir = logs.path().to_path_buf();
             stack.parameter_overrides.insert(
                 "JwtSecret".into(),
-                String::from_utf8(common::SECRET.to_vec()).unwrap(),
+                String::from_utf8(common::client::SECRET.to_vec()).unwrap(),
             );
             LocalCloudConfig {
                 stack: Some(stack),

@@ -4,13 +4,15 @@ use conduit::ApiResponse;
 use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-pub async fn send(
-    base: &str,
-    method: &str,
-    path_and_query: &str,
-    headers: &[(&str, &str)],
-    body: &[u8],
-) -> ApiResponse {
+use super::client::RawRequest;
+
+pub async fn send(base: &str, request: RawRequest<'_>) -> ApiResponse {
+    let RawRequest {
+        method,
+        path_and_query,
+        headers,
+        body,
+    } = request;
     let rest = base.strip_prefix("http://").expect("http URL");
     let (host, prefix) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
     let mut request = format!(

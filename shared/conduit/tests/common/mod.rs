@@ -1,22 +1,19 @@
 //! Test client over `conduit::handle`, shared by the in-memory and DynamoDB suites.
 #![allow(dead_code)]
 
+pub mod client;
 pub mod scenarios;
 
-use bytes::Bytes;
-use conduit::auth::Tokens;
-use conduit::{handle, ApiRequest, ApiResponse, App};
-use http::{HeaderMap, HeaderValue, Method};
-use serde_json::{json, Value};
+use conduit::{handle, ApiResponse, App};
 
-pub const SECRET: &[u8] = b"unit-test-secret-unit-test-secret-0123";
+pub use client::tokens;
 
-pub fn tokens() -> Tokens {
-    Tokens::new(SECRET).expect("test secret is long enough")
-}
+pub type Client = client::Client<App>;
 
-pub struct Client {
-    pub app: App,
+impl client::Api for App {
+    async fn send(&self, request: client::RawRequest<'_>) -> ApiResponse {
+        handle(self, request.parse()).await
+    }
 }
 
 impl Client {
@@ -24,88 +21,5 @@ impl Client {
         Self {
             app: App::in_memory(tokens()),
         }
-    }
-
-    pub async fn raw(
-        &self,
-        method: Method,
-        path_and_query: &str,
-        headers: &[(&str, &str)],
-        body: &[u8],
-    ) -> ApiResponse {
-        let (path, query) = path_and_query
-            .split_once('?')
-            .unwrap_or((path_and_query, ""));
-        let query = query
-            .split('&')
-            .filter(|p| !p.is_empty())
-            .map(|p| {
-                let (k, v) = p.split_once('=').unwrap_or((p, ""));
-                (k.to_owned(), v.to_owned())
-            })
-            .collect();
-        let mut map = HeaderMap::new();
-        for (k, v) in headers {
-            map.insert(
-                http::HeaderName::from_bytes(k.as_bytes()).unwrap(),
-                HeaderValue::from_str(v).unwrap(),
-            );
-        }
-        let req = ApiRequest {
-            method,
-            path: path.to_owned(),
-            query,
-            headers: map,
-            body: Bytes::copy_from_slice(body),
-        };
-        handle(&self.app, req).await
-    }
-
-    /// JSON call with an optional token; returns status and parsed body.
-    pub async fn call(
-        &self,
-        method: Method,
-        path: &str,
-        token: Option<&str>,
-        body: Option<Value>,
-    ) -> (u16, Value) {
-        let auth = token.map(|t| format!("Token {t}"));
-        let mut headers = vec![("content-type", "application/json")];
-        if let Some(auth) = &auth {
-            headers.push(("authorization", auth.as_str()));
-        }
-        let bytes = body
-            .map(|b| serde_json::to_vec(&b).unwrap())
-            .unwrap_or_default();
-        let resp = self.raw(method, path, &headers, &bytes).await;
-        (resp.status.as_u16(), resp.json())
-    }
-
-    /// Registers `name` (email `name@example.com`, password `password-<name>`); returns the token.
-    pub async fn register(&self, name: &str) -> String {
-        let (status, body) = self
-            .call(
-                Method::POST,
-                "/api/users",
-                None,
-                Some(json!({"user": {"username": name, "email": format!("{name}@example.com"), "password": format!("password-{name}")}})),
-            )
-            .await;
-        assert_eq!(status, 201, "register {name}: {body}");
-        body["user"]["token"].as_str().unwrap().to_owned()
-    }
-
-    /// Creates an article; returns its slug.
-    pub async fn article(&self, token: &str, title: &str, tags: &[&str]) -> String {
-        let (status, body) = self
-            .call(
-                Method::POST,
-                "/api/articles",
-                Some(token),
-                Some(json!({"article": {"title": title, "description": "d", "body": "b", "tagList": tags}})),
-            )
-            .await;
-        assert_eq!(status, 201, "create {title}: {body}");
-        body["article"]["slug"].as_str().unwrap().to_owned()
     }
 }
