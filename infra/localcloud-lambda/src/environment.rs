@@ -56,6 +56,11 @@ pub struct Environment {
     pub pid: u32,
     runtime: RuntimeApi,
     pub last_used: Instant,
+    /// The last peak-memory reading: peak RSS only grows, so it stands for a
+    /// process that died before it could be read again.
+    peak_memory_mb: Option<u64>,
+    /// When the function last sampled this process's CPU time.
+    pub last_cpu_sample: Option<Instant>,
 }
 
 impl Environment {
@@ -84,6 +89,8 @@ impl Environment {
             pid,
             runtime,
             last_used: Instant::now(),
+            peak_memory_mb: None,
+            last_cpu_sample: None,
         };
         match env.await_ready(service.init_timeout, shutdown).await {
             Ok(()) => Ok((env, started.elapsed())),
@@ -164,7 +171,7 @@ impl Environment {
                 _ = &mut deadline => return Completion::TimedOut,
                 _ = shutdown.wait_for(|stop| *stop) => return Completion::ShuttingDown,
                 _ = memory_check.tick() => {
-                    if self.max_memory_used_mb().is_some_and(|mb| mb > u64::from(limits.memory_mb)) {
+                    if self.read_peak_memory_mb().is_some_and(|mb| mb > u64::from(limits.memory_mb)) {
                         return Completion::OutOfMemory;
                     }
                 }
@@ -181,8 +188,13 @@ impl Environment {
         procstat::cpu_ms(self.pid)
     }
 
-    pub fn max_memory_used_mb(&self) -> Option<u64> {
-        procstat::peak_rss_kb(self.pid).map(|kb| kb.div_ceil(1024))
+    /// Peak memory of the process so far, read from `/proc`; the last reading
+    /// when the process is gone.
+    pub fn read_peak_memory_mb(&mut self) -> Option<u64> {
+        if let Some(mb) = procstat::peak_rss_kb(self.pid).map(|kb| kb.div_ceil(1024)) {
+            self.peak_memory_mb = Some(self.peak_memory_mb.map_or(mb, |last| last.max(mb)));
+        }
+        self.peak_memory_mb
     }
 
     /// Stops the process and its Runtime API and reaps the process.

@@ -11,6 +11,8 @@ use crate::environment::Environment;
 use crate::logs::FunctionLog;
 use crate::procstat;
 
+const CPU_SAMPLE_PERIOD: Duration = Duration::from_millis(100);
+
 pub struct Function {
     pub config: FunctionConfig,
     pub arn: String,
@@ -69,8 +71,19 @@ impl Function {
         self.cpu.lock().live.insert(pid, 0.0);
     }
 
-    /// Records the latest CPU reading of a live process.
-    pub fn sample_cpu(&self, env: &Environment) {
+    /// Records the latest CPU reading of a live process, at most every
+    /// [`CPU_SAMPLE_PERIOD`]: reading `/proc` after every invocation would cost
+    /// more than a fast invocation. Live processes are read again when the
+    /// totals are asked for and when they are retired, so only a process that
+    /// dies on its own can lose up to one period of CPU time.
+    pub fn sample_cpu(&self, env: &mut Environment) {
+        if env
+            .last_cpu_sample
+            .is_some_and(|at| at.elapsed() < CPU_SAMPLE_PERIOD)
+        {
+            return;
+        }
+        env.last_cpu_sample = Some(Instant::now());
         if let Some(ms) = env.cpu_ms() {
             self.cpu.lock().live.insert(env.pid, ms);
         }

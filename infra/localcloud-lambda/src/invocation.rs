@@ -97,8 +97,6 @@ impl Inner {
             function_arn: function.arn.clone(),
             trace_id: environment::trace_id(),
         };
-        // A process that dies mid-invocation leaves only its earlier peak.
-        let memory_before = env.max_memory_used_mb();
         let dispatched = Instant::now();
         let limits = environment::Limits {
             timeout,
@@ -106,11 +104,12 @@ impl Inner {
         };
         let mut completion = env.invoke(invocation, limits, shutdown).await;
         let duration_ms = dispatched.elapsed().as_secs_f64() * 1000.0;
-        let memory = env.max_memory_used_mb().or(memory_before);
+        // A process that died mid-invocation leaves its last reading.
+        let memory = env.read_peak_memory_mb();
         if memory.is_some_and(|mb| mb > u64::from(limits.memory_mb)) {
             completion = Completion::OutOfMemory;
         }
-        function.sample_cpu(&env);
+        function.sample_cpu(&mut env);
         let Some((outcome, payload, keep)) = settle(function, request_id, completion, timeout)
         else {
             function.retire(&env);
@@ -128,8 +127,11 @@ impl Inner {
             .then(|| failures::error_type(&payload))
             .flatten();
         let record = attempt.record(outcome, duration_ms, init_ms, memory, error_type);
-        function.log.line(&format!("END RequestId: {request_id}"));
-        function.log.line(&record.report_line());
+        // One write for both lines: this runs once per invocation.
+        function.log.line(&format!(
+            "END RequestId: {request_id}\n{}",
+            record.report_line()
+        ));
         self.meter.record(record);
         Ok(InvokeResponse {
             request_id: request_id.clone(),
