@@ -1,13 +1,17 @@
 //! GetItem / PutItem / Query throughput and latency through the Rust SDK, side
-//! by side against the local cloud (in-process) and, when given, DynamoDB Local
-//! and moto.
+//! by side against the local cloud and, when given, DynamoDB Local and moto.
 //!
-//! cargo run --release -p localcloud-dynamodb --example bench -- \
-//!     --clients 16 --seconds 5 --dynamodb-local http://127.0.0.1:8765 --moto http://127.0.0.1:5000
+//! cargo build --release -p localcloud -p localcloud-dynamodb --bins --examples
+//! target/release/examples/bench --clients 1,4,16 --seconds 5 \
+//!     --dynamodb-local http://127.0.0.1:8765 --dynamodb-local-pid PID \
+//!     --moto http://127.0.0.1:8766 --moto-pid PID
 //!
-//! The local cloud's server runs on its own runtime threads ("ddb-server"), so
-//! its CPU time per operation is read from those threads' /proc stat alone.
+//! The local cloud is the `localcloud serve` binary, started here as a separate
+//! process like the other two servers, so that every server's CPU time per
+//! operation comes from its own `/proc/<pid>/stat` and the clients (this
+//! process) are measured apart. Each operation runs for each client count.
 
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,16 +21,14 @@ use aws_sdk_dynamodb::types::{
     ScalarAttributeType,
 };
 use aws_sdk_dynamodb::Client;
-use localcloud_core::{serve_on_ephemeral_port, Dispatcher};
-use localcloud_dynamodb::{DynamoDb, DynamoDbConfig};
 
 const PARTITIONS: usize = 100;
 const ITEMS_PER_PARTITION: usize = 10;
-const SERVER_THREAD: &str = "ddb-server";
 
 struct Args {
-    clients: usize,
+    clients: Vec<usize>,
     seconds: u64,
+    localcloud: std::path::PathBuf,
     dynamodb_local: Option<String>,
     moto: Option<String>,
     /// Process ids of the other servers, to read their CPU time.
@@ -35,9 +37,15 @@ struct Args {
 }
 
 fn args() -> Args {
+    let exe = std::env::current_exe().expect("example path");
+    let profile_dir = exe
+        .parent()
+        .and_then(std::path::Path::parent)
+        .expect("target/<profile>/examples");
     let mut out = Args {
-        clients: 16,
+        clients: vec![16],
         seconds: 5,
+        localcloud: profile_dir.join("localcloud"),
         dynamodb_local: None,
         moto: None,
         dynamodb_local_pid: None,
@@ -45,20 +53,93 @@ fn args() -> Args {
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
-        let value = it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
+        let value = it
+            .next()
+            .unwrap_or_else(|| fail(&format!("{flag} needs a value")));
+        let pid = || -> u32 {
+            value
+                .parse()
+                .unwrap_or_else(|_| fail(&format!("{flag} needs a process id, not {value}")))
+        };
         match flag.as_str() {
-            "--clients" => out.clients = value.parse().expect("--clients N"),
-            "--seconds" => out.seconds = value.parse().expect("--seconds S"),
+            "--clients" => {
+                out.clients = value
+                    .split(',')
+                    .map(|n| match n.trim().parse::<usize>() {
+                        Ok(n) if n > 0 => n,
+                        _ => fail(&format!("--clients takes counts like 1,4,16, not {value}")),
+                    })
+                    .collect()
+            }
+            "--seconds" => {
+                out.seconds = value
+                    .parse()
+                    .unwrap_or_else(|_| fail(&format!("--seconds needs a number, not {value}")))
+            }
+            "--localcloud" => out.localcloud = value.into(),
             "--dynamodb-local" => out.dynamodb_local = Some(value),
             "--moto" => out.moto = Some(value),
-            "--dynamodb-local-pid" => {
-                out.dynamodb_local_pid = Some(value.parse().expect("--dynamodb-local-pid PID"))
-            }
-            "--moto-pid" => out.moto_pid = Some(value.parse().expect("--moto-pid PID")),
-            other => panic!("unknown flag {other}"),
+            "--dynamodb-local-pid" => out.dynamodb_local_pid = Some(pid()),
+            "--moto-pid" => out.moto_pid = Some(pid()),
+            other => fail(&format!(
+                "unknown flag {other} (known: --clients --seconds --localcloud --dynamodb-local[-pid] --moto[-pid])"
+            )),
         }
     }
     out
+}
+
+fn fail(message: &str) -> ! {
+    eprintln!("bench: {message}");
+    std::process::exit(2)
+}
+
+/// `localcloud serve` on a free port, stopped (Ctrl-C, as a user would) on drop.
+struct LocalCloud {
+    child: Child,
+    url: String,
+}
+
+impl LocalCloud {
+    async fn start(binary: &std::path::Path) -> Self {
+        if !binary.is_file() {
+            fail(&format!(
+                "{} is missing: cargo build --release -p localcloud --bins",
+                binary.display()
+            ));
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new(binary)
+            .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| fail(&format!("cannot start {}: {e}", binary.display())));
+        let url = format!("http://127.0.0.1:{port}");
+        let started = Instant::now();
+        while tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+        {
+            if started.elapsed() > Duration::from_secs(10) {
+                fail("localcloud did not listen within 10 s");
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        Self { child, url }
+    }
+}
+
+impl Drop for LocalCloud {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-s", "INT", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+    }
 }
 
 fn client(endpoint: &str) -> Client {
@@ -198,68 +279,26 @@ async fn run(client: &Client, table: &str, op: Op, clients: usize, seconds: u64)
     }
 }
 
-/// utime + stime, in clock ticks (10 ms), of one /proc `stat` file.
-fn stat_ticks(path: &std::path::Path) -> u64 {
-    let stat = std::fs::read_to_string(path).unwrap_or_default();
+/// utime + stime of a process, in seconds (`/proc/<pid>/stat`, 10 ms ticks).
+fn process_cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // Fields after the parenthesised name: state is field 3, utime 14, stime 15.
-    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let after = stat.rsplit_once(')')?.1;
     let fields: Vec<&str> = after.split_whitespace().collect();
-    let field = |i: usize| {
-        fields
-            .get(i - 3)
-            .and_then(|f| f.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    field(14) + field(15)
-}
-
-/// CPU seconds of this process's threads whose name starts with `prefix`.
-fn thread_cpu_seconds(prefix: &str) -> f64 {
-    let mut ticks = 0u64;
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
-        return 0.0;
-    };
-    for task in tasks.flatten() {
-        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
-        if comm.trim_end().starts_with(prefix) {
-            ticks += stat_ticks(&task.path().join("stat"));
-        }
-    }
-    ticks as f64 / 100.0
-}
-
-/// CPU seconds of the server behind a target: our own threads, or another process.
-fn server_cpu_seconds(pid: Option<u32>) -> Option<f64> {
-    match pid {
-        None => Some(thread_cpu_seconds(SERVER_THREAD)),
-        Some(pid) => {
-            let path = std::path::PathBuf::from(format!("/proc/{pid}/stat"));
-            path.exists().then(|| stat_ticks(&path) as f64 / 100.0)
-        }
-    }
+    let field = |i: usize| fields.get(i - 3)?.parse::<u64>().ok();
+    Some((field(14)? + field(15)?) as f64 / 100.0)
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let args = args();
-    // The service gets its own runtime so that its threads can be told apart.
-    let server_rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .thread_name(SERVER_THREAD)
-        .enable_all()
-        .build()
-        .unwrap();
-    let db = DynamoDb::new(DynamoDbConfig {
-        ttl_sweep_period: None,
-    });
-    let handler = Arc::new(Dispatcher::new().with_json(db.clone()));
-    let server = server_rt.block_on_in_place(handler);
-    let mut targets = vec![("local cloud", format!("http://{}", server.addr), None)];
+    let local = LocalCloud::start(&args.localcloud).await;
+    let mut targets = vec![("local cloud", local.url.clone(), Some(local.child.id()))];
     if let Some(url) = &args.dynamodb_local {
-        targets.push(("DynamoDB Local", url.clone(), Some(args.dynamodb_local_pid)));
+        targets.push(("DynamoDB Local", url.clone(), args.dynamodb_local_pid));
     }
     if let Some(url) = &args.moto {
-        targets.push(("moto", url.clone(), Some(args.moto_pid)));
+        targets.push(("moto", url.clone(), args.moto_pid));
     }
     let table = format!(
         "bench-{}",
@@ -269,65 +308,35 @@ async fn main() {
             .as_millis()
     );
     println!(
-        "clients={} seconds={} items={}",
+        "clients={:?} seconds={} items={}",
         args.clients,
         args.seconds,
         PARTITIONS * ITEMS_PER_PARTITION
     );
-    println!("| target | operation | ops/s | p50 ms | p99 ms | server CPU ms/op |");
-    println!("|---|---|---:|---:|---:|---:|");
+    println!("| target | clients | operation | ops/s | p50 ms | p99 ms | server CPU ms/op |");
+    println!("|---|---:|---|---:|---:|---:|---:|");
     for (name, url, pid) in &targets {
-        // `None`: our own threads; `Some(None)`: a process whose pid we were not given.
-        let pid = match pid {
-            None => None,
-            Some(None) => Some(0),
-            Some(Some(p)) => Some(*p),
-        };
         let client = client(url);
         setup(&client, &table).await;
         for op in [Op::GetItem, Op::PutItem, Op::Query] {
-            let cpu_before = server_cpu_seconds(pid);
-            let r = run(&client, &table, op, args.clients, args.seconds).await;
-            let cpu = server_cpu_seconds(pid)
-                .zip(cpu_before)
-                .map(|(after, before)| after - before);
-            let cpu_per_op = cpu.map_or("-".into(), |cpu| {
-                format!("{:.3}", cpu * 1000.0 / r.ops as f64)
-            });
-            println!(
-                "| {name} | {op:?} | {:.0} | {:.2} | {:.2} | {cpu_per_op} |",
-                r.ops as f64 / r.seconds,
-                r.p50_ms,
-                r.p99_ms
-            );
+            for &clients in &args.clients {
+                let cpu_before = pid.and_then(process_cpu_seconds);
+                let r = run(&client, &table, op, clients, args.seconds).await;
+                let cpu = pid
+                    .and_then(process_cpu_seconds)
+                    .zip(cpu_before)
+                    .map(|(after, before)| after - before);
+                let cpu_per_op = cpu.map_or("-".into(), |cpu| {
+                    format!("{:.3}", cpu * 1000.0 / r.ops as f64)
+                });
+                println!(
+                    "| {name} | {clients} | {op:?} | {:.0} | {:.2} | {:.2} | {cpu_per_op} |",
+                    r.ops as f64 / r.seconds,
+                    r.p50_ms,
+                    r.p99_ms
+                );
+            }
         }
         let _ = client.delete_table().table_name(&table).send().await;
-    }
-    let m = db.metrics();
-    if let Some(t) = m.tables.get(&table) {
-        println!(
-            "\nlocal cloud metering for {table}: {:.0} read units, {:.0} write units",
-            t.read_units, t.write_units
-        );
-    }
-}
-
-/// Starts the server on `rt` and returns its handle (kept alive by leaking the
-/// runtime: the benchmark exits when done).
-trait StartOn {
-    fn block_on_in_place(self, handler: Arc<Dispatcher>) -> localcloud_core::ServerHandle;
-}
-
-impl StartOn for tokio::runtime::Runtime {
-    fn block_on_in_place(self, handler: Arc<Dispatcher>) -> localcloud_core::ServerHandle {
-        let rt: &'static tokio::runtime::Runtime = Box::leak(Box::new(self));
-        let (tx, rx) = std::sync::mpsc::channel();
-        rt.spawn(async move {
-            let server = serve_on_ephemeral_port(handler)
-                .await
-                .expect("bench server starts");
-            let _ = tx.send(server);
-        });
-        rx.recv().expect("server handle")
     }
 }
