@@ -2,7 +2,7 @@
 //! by side against the local cloud and, when given, DynamoDB Local and moto.
 //!
 //! cargo build --release -p localcloud -p localcloud-dynamodb --bins --examples
-//! target/release/examples/bench --clients 1,4,16 --seconds 5 \
+//! target/release/examples/dynamodb_bench --clients 1,4,16 --seconds 5 \
 //!     --dynamodb-local http://127.0.0.1:8765 --dynamodb-local-pid PID \
 //!     --moto http://127.0.0.1:8766 --moto-pid PID
 //!

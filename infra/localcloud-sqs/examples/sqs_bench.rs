@@ -3,7 +3,7 @@
 //! and moto server, plus the local cloud's own CPU per operation.
 //!
 //!   scripts/oracles/moto.sh 8766
-//!   cargo run --release -p localcloud-sqs --example bench -- \
+//!   cargo run --release -p localcloud-sqs --example sqs_bench -- \
 //!       --clients 16 --cycles 4000 --moto http://127.0.0.1:8766 \
 //!       --moto-pid "$(cat target/oracles/moto/moto-8766.pid)"
 
