@@ -69,6 +69,8 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
         opts,
     };
     let started_at = now();
+    // Read now: a run can last an hour, and the checkout can move meanwhile.
+    let git_commit = git_commit();
     phase(&format!(
         "bench run: {} against {:?}, writing to {}",
         ctx.opts.mode.describe(),
@@ -133,7 +135,7 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
         mode: ctx.opts.mode,
         scaling: ctx.opts.mode.describe(),
         target: format!("{:?}", ctx.opts.target).to_lowercase(),
-        git_commit: git_commit(),
+        git_commit,
         machine: machine(),
         region: REGION.into(),
         price_table_version: ctx.prices.version().to_string(),

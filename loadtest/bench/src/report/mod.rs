@@ -5,18 +5,30 @@ pub mod html;
 pub mod markdown;
 pub mod svg;
 
-use crate::results::RunRecord;
+use crate::results::{RecordKind, RunRecord};
 
 /// `ms` with no decimals, or a dash when there is no value.
 pub fn ms(v: Option<f64>) -> String {
     v.map_or_else(|| "-".into(), |v| format!("{v:.0}"))
 }
 
-/// The row title of a record: scenario, variant and setting.
+/// The row title of a record: scenario, variant and setting; capacity steps
+/// also name their number of users, the one thing that tells them apart.
 pub fn title(r: &RunRecord) -> String {
-    if r.setting.is_empty() || r.setting == "template defaults" {
-        format!("{} / {}", r.scenario, r.variant)
-    } else {
-        format!("{} / {} [{}]", r.scenario, r.variant, r.setting)
+    let mut title = format!("{} / {}", r.scenario, r.variant);
+    if r.kind == RecordKind::Capacity {
+        let users = r
+            .load
+            .shape
+            .steps
+            .iter()
+            .map(|s| s.users)
+            .max()
+            .unwrap_or(0);
+        title.push_str(&format!(" @ {users} users"));
     }
+    if !r.setting.is_empty() && r.setting != "template defaults" {
+        title.push_str(&format!(" [{}]", r.setting));
+    }
+    title
 }
