@@ -93,7 +93,12 @@ impl Environment {
             last_cpu_sample: None,
         };
         match env.await_ready(service.init_timeout, shutdown).await {
-            Ok(()) => Ok((env, started.elapsed())),
+            Ok(()) => {
+                let init = started.elapsed();
+                // A first reading, for a process that dies in its first invocation.
+                env.read_peak_memory_mb();
+                Ok((env, init))
+            }
             Err(failure) => {
                 env.kill().await;
                 Err(failure)
