@@ -10,11 +10,14 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use aws_sdk_sqs::config::{BehaviorVersion, Region};
-use aws_sdk_sqs::Client;
 use clap::Parser;
 use localcloud_core::{serve_on_ephemeral_port, Dispatcher};
 use localcloud_sqs::SqsService;
+
+/// The integration tests' client builder.
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::client_for as client;
 
 #[derive(Parser, Debug)]
 struct Args {
@@ -51,18 +54,6 @@ struct Report {
     delete: Vec<Duration>,
     empty_receives: usize,
     server_cpu: Option<Duration>,
-}
-
-fn client(endpoint: &str) -> Client {
-    let credentials =
-        aws_credential_types::Credentials::new("AKIDBENCH", "secret", None, None, "bench");
-    let config = aws_sdk_sqs::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
-        .credentials_provider(credentials)
-        .endpoint_url(endpoint)
-        .build();
-    Client::from_conf(config)
 }
 
 /// utime + stime of threads whose name starts with `prefix` (or of the
