@@ -8,6 +8,7 @@ pub mod dispatch;
 pub mod error;
 pub mod invoke;
 pub mod latency;
+pub mod procstat;
 pub mod queue;
 pub mod server;
 

@@ -1,4 +1,5 @@
-//! CPU time and peak memory of a function process, read from `/proc` (Linux).
+//! CPU time and peak memory of a process, read from `/proc` (Linux): function
+//! processes for Lambda metering, servers for the benchmarks.
 
 /// `/proc/<pid>/stat` counts in USER_HZ, which Linux fixes at 100 for userspace.
 const TICKS_PER_SECOND: f64 = 100.0;

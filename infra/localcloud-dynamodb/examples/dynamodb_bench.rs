@@ -17,11 +17,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType,
-    ScalarAttributeType,
-};
+use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::Client;
+use common::client;
+
+/// The integration tests' client and table helpers.
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 const PARTITIONS: usize = 100;
 const ITEMS_PER_PARTITION: usize = 10;
@@ -144,44 +146,9 @@ impl Drop for LocalCloud {
     }
 }
 
-fn client(endpoint: &str) -> Client {
-    let config = aws_sdk_dynamodb::Config::builder()
-        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-        .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
-        .endpoint_url(endpoint)
-        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
-            "AKID", "secret", None, None, "bench",
-        ))
-        .build();
-    Client::from_conf(config)
-}
-
+/// Creates the bench table (pk S, sk N) and fills it.
 async fn setup(client: &Client, table: &str) {
-    let attr = |n: &str, t| {
-        AttributeDefinition::builder()
-            .attribute_name(n)
-            .attribute_type(t)
-            .build()
-            .unwrap()
-    };
-    let key = |n: &str, t| {
-        KeySchemaElement::builder()
-            .attribute_name(n)
-            .key_type(t)
-            .build()
-            .unwrap()
-    };
-    client
-        .create_table()
-        .table_name(table)
-        .billing_mode(BillingMode::PayPerRequest)
-        .attribute_definitions(attr("pk", ScalarAttributeType::S))
-        .attribute_definitions(attr("sk", ScalarAttributeType::N))
-        .key_schema(key("pk", KeyType::Hash))
-        .key_schema(key("sk", KeyType::Range))
-        .send()
-        .await
-        .expect("create bench table");
+    common::create_composite(client, table).await;
     for p in 0..PARTITIONS {
         for s in 0..ITEMS_PER_PARTITION {
             put(client, table, p, s).await;
@@ -283,12 +250,7 @@ async fn run(client: &Client, table: &str, op: Op, clients: usize, seconds: u64)
 
 /// utime + stime of a process, in seconds (`/proc/<pid>/stat`, 10 ms ticks).
 fn process_cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Fields after the parenthesised name: state is field 3, utime 14, stime 15.
-    let after = stat.rsplit_once(')')?.1;
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let field = |i: usize| fields.get(i - 3)?.parse::<u64>().ok();
-    Some((field(14)? + field(15)?) as f64 / 100.0)
+    localcloud_core::procstat::cpu_ms(pid).map(|ms| ms / 1000.0)
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]

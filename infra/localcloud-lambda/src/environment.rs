@@ -12,8 +12,8 @@ use tokio::sync::watch;
 use crate::config::{FunctionConfig, LambdaConfig};
 use crate::logs::FunctionLog;
 use crate::names::LATEST;
-use crate::procstat;
 use crate::runtime_api::{Invocation, RuntimeApi, RuntimeEvent};
+use localcloud_core::procstat;
 
 /// Why an environment did not become ready.
 #[derive(Debug)]

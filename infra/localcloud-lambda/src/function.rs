@@ -9,7 +9,7 @@ use parking_lot::Mutex;
 use crate::config::FunctionConfig;
 use crate::environment::Environment;
 use crate::logs::FunctionLog;
-use crate::procstat;
+use localcloud_core::procstat;
 
 const CPU_SAMPLE_PERIOD: Duration = Duration::from_millis(100);
 

@@ -43,7 +43,6 @@ mod invocation;
 mod logs;
 pub mod metering;
 pub mod names;
-mod procstat;
 mod runtime_api;
 mod service;
 

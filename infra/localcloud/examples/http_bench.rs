@@ -416,11 +416,7 @@ fn percentile(values: &mut [Duration], q: f64) -> f64 {
 
 /// User + system CPU seconds of a process (its own threads, not its children).
 fn cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i)?.parse::<f64>().ok();
-    // Fields 14 and 15 of stat(5), counted after the command name.
-    Some((ticks(11)? + ticks(12)?) / 100.0)
+    localcloud_core::procstat::cpu_ms(pid).map(|ms| ms / 1000.0)
 }
 
 async fn admin_metrics(admin: &str) -> serde_json::Value {
