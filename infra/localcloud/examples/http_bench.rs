@@ -31,7 +31,13 @@ use http_body_util::{BodyExt, Empty, Full};
 use hyper::client::conn::http1::SendRequest;
 use tokio::net::TcpStream;
 
-const FUNCTION_BINARY: &str = "noop-http";
+/// The benchmarked functions: (binary, route, what the row is called).
+/// `noop-http` is a real `lambda_http` function; `noop-raw` has the cheapest
+/// possible runtime client, so its rows show what the emulator alone adds.
+const FUNCTIONS: [(&str, &str, &str); 2] = [
+    ("noop-http", "/noop", "lambda_http"),
+    ("noop-raw", "/raw", "raw runtime"),
+];
 const CARGO_LAMBDA_PORT: u16 = 9077;
 
 struct Args {
@@ -129,13 +135,17 @@ struct LocalCloud {
     _process: Spawned,
     pid: u32,
     admin: String,
-    url: String,
+    /// The HTTP API's base URL, without a trailing slash.
+    api: String,
     ready_after: Duration,
 }
 
 fn start_local_cloud(binaries_dir: &Path, work: &Path) -> LocalCloud {
     let localcloud = binaries_dir.join("localcloud");
-    for binary in [localcloud.clone(), binaries_dir.join(FUNCTION_BINARY)] {
+    let binaries = FUNCTIONS
+        .iter()
+        .map(|(binary, _, _)| binaries_dir.join(binary));
+    for binary in std::iter::once(localcloud.clone()).chain(binaries) {
         if !binary.is_file() {
             fail(&format!(
                 "{} is missing: cargo build --release -p test-functions -p localcloud --bins",
@@ -145,20 +155,21 @@ fn start_local_cloud(binaries_dir: &Path, work: &Path) -> LocalCloud {
     }
     let code_uri = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test-functions");
     let template = work.join("noop.yaml");
-    std::fs::write(
-        &template,
-        format!(
-            "AWSTemplateFormatVersion: \"2010-09-09\"\n\
-             Transform: AWS::Serverless-2016-10-31\n\
-             Resources:\n\
-             \x20 Api:\n\
-             \x20   Type: AWS::Serverless::HttpApi\n\
-             \x20 NoopFunction:\n\
+    let mut text = String::from(
+        "AWSTemplateFormatVersion: \"2010-09-09\"\n\
+         Transform: AWS::Serverless-2016-10-31\n\
+         Resources:\n\
+         \x20 Api:\n\
+         \x20   Type: AWS::Serverless::HttpApi\n",
+    );
+    for (index, (binary, route, _)) in FUNCTIONS.iter().enumerate() {
+        text.push_str(&format!(
+            "\x20 Function{index}:\n\
              \x20   Type: AWS::Serverless::Function\n\
              \x20   Metadata:\n\
              \x20     BuildMethod: rust-cargolambda\n\
              \x20     BuildProperties:\n\
-             \x20       Binary: {FUNCTION_BINARY}\n\
+             \x20       Binary: {binary}\n\
              \x20   Properties:\n\
              \x20     CodeUri: {}\n\
              \x20     Handler: bootstrap\n\
@@ -166,16 +177,16 @@ fn start_local_cloud(binaries_dir: &Path, work: &Path) -> LocalCloud {
              \x20     Architectures: [arm64]\n\
              \x20     MemorySize: 128\n\
              \x20     Events:\n\
-             \x20       Noop:\n\
+             \x20       Get:\n\
              \x20         Type: HttpApi\n\
              \x20         Properties:\n\
              \x20           ApiId: !Ref Api\n\
              \x20           Method: GET\n\
-             \x20           Path: /noop\n",
+             \x20           Path: {route}\n",
             code_uri.display()
-        ),
-    )
-    .expect("write the template");
+        ));
+    }
+    std::fs::write(&template, text).expect("write the template");
     let endpoints = work.join("endpoints.json");
     let started = Instant::now();
     let process = spawn_in_own_group(
@@ -215,7 +226,7 @@ fn start_local_cloud(binaries_dir: &Path, work: &Path) -> LocalCloud {
         pid: process.child.id(),
         _process: process,
         admin: admin.trim_end_matches('/').to_string(),
-        url: format!("{}/noop", api.trim_end_matches('/')),
+        api: api.trim_end_matches('/').to_string(),
         ready_after,
     }
 }
@@ -457,7 +468,7 @@ async fn wait_until_answering(url: &str, limit: Duration) -> Duration {
 }
 
 struct Row {
-    target: &'static str,
+    target: String,
     round: usize,
     seq_p50: f64,
     seq_p99: f64,
@@ -470,13 +481,7 @@ struct Row {
     server_cpu_us: Option<f64>,
 }
 
-async fn measure(
-    target: &'static str,
-    round: usize,
-    url: &str,
-    args: &Args,
-    pid: Option<u32>,
-) -> Row {
+async fn measure(target: String, round: usize, url: &str, args: &Args, pid: Option<u32>) -> Row {
     let mut seq = sequential(url, args.sequential).await;
     let cpu_before = pid.and_then(cpu_seconds);
     let (mut load, elapsed) = closed_loop(url, args.connections, args.seconds).await;
@@ -515,54 +520,78 @@ async fn main() {
     );
     let local = start_local_cloud(&args.binaries_dir, work.path());
     let first = Instant::now();
-    let mut connection = connect(&local.url).await.expect("connect to the API");
-    let first_outcome = get(&mut connection).await;
-    let first_request = first.elapsed();
-    if let Err(e) = first_outcome {
-        fail(&format!("first request to {} failed: {e}", local.url));
+    for (binary, route, _) in FUNCTIONS {
+        let url = format!("{}{route}", local.api);
+        let mut connection = connect(&url).await.expect("connect to the API");
+        if let Err(e) = get(&mut connection).await {
+            fail(&format!("first request to {url} ({binary}) failed: {e}"));
+        }
     }
+    let first_requests = first.elapsed();
     let metrics = admin_metrics(&local.admin).await;
-    let function = metrics["lambda"]["functions"]
+    let init_ms: Vec<String> = metrics["lambda"]["functions"]
         .as_object()
-        .and_then(|f| f.values().next().cloned())
-        .unwrap_or_default();
-    let init_ms = function["init_ms"].as_f64().unwrap_or(f64::NAN);
+        .into_iter()
+        .flatten()
+        .map(|(name, f)| format!("{name} {:.2} ms", f["init_ms"].as_f64().unwrap_or(f64::NAN)))
+        .collect();
     eprintln!(
-        "local cloud: ready (endpoints file written) {:.1} ms after spawn; first request {:.2} ms, of which Init Duration {init_ms:.2} ms",
+        "local cloud: ready (endpoints file written) {:.1} ms after spawn; first request to each function (cold starts) {:.2} ms in all; Init Duration: {}",
         local.ready_after.as_secs_f64() * 1e3,
-        first_request.as_secs_f64() * 1e3,
+        first_requests.as_secs_f64() * 1e3,
+        init_ms.join(", "),
     );
 
-    let cargo_lambda = if args.cargo_lambda {
-        eprintln!("starting cargo lambda watch --release on port {CARGO_LAMBDA_PORT} (the first request builds the function)");
+    // (row name, URL, the process whose CPU counts as the server's)
+    let mut targets: Vec<(String, String, Option<u32>)> = FUNCTIONS
+        .iter()
+        .map(|(_, route, label)| {
+            (
+                format!("local cloud, {label}"),
+                format!("{}{route}", local.api),
+                Some(local.pid),
+            )
+        })
+        .collect();
+    let _cargo_lambda = if args.cargo_lambda {
+        eprintln!("starting cargo lambda watch --release on port {CARGO_LAMBDA_PORT} (the first request builds the functions)");
         let process = start_cargo_lambda(args.connections);
-        let url = format!("http://127.0.0.1:{CARGO_LAMBDA_PORT}/lambda-url/{FUNCTION_BINARY}/noop");
-        let first = wait_until_answering(&url, Duration::from_secs(900)).await;
-        eprintln!(
-            "cargo lambda watch: first answer {:.2} s after start (includes its cargo build check)",
-            first.as_secs_f64()
-        );
-        Some((process, url))
+        for (binary, _, label) in FUNCTIONS {
+            let url = format!("http://127.0.0.1:{CARGO_LAMBDA_PORT}/lambda-url/{binary}/noop");
+            let first = wait_until_answering(&url, Duration::from_secs(900)).await;
+            eprintln!(
+                "cargo lambda watch, {binary}: first answer {:.2} s after start (includes its cargo build check)",
+                first.as_secs_f64()
+            );
+            targets.push((format!("cargo lambda watch, {label}"), url, None));
+        }
+        Some(process)
     } else {
         None
     };
 
     // Warm every environment the closed loop will use.
-    let (_, _) = closed_loop(&local.url, args.connections, 1).await;
-    if let Some((_, url)) = &cargo_lambda {
+    for (_, url, _) in &targets {
         let (_, _) = closed_loop(url, args.connections, 1).await;
     }
 
     let mut rows = Vec::new();
     for round in 1..=args.rounds {
         eprintln!("round {round}/{}", args.rounds);
-        rows.push(measure("floor (in-process server)", round, &floor_url, &args, None).await);
-        rows.push(measure("local cloud", round, &local.url, &args, Some(local.pid)).await);
-        if let Some((_, url)) = &cargo_lambda {
-            rows.push(measure("cargo lambda watch", round, url, &args, None).await);
+        rows.push(
+            measure(
+                "floor (in-process server)".into(),
+                round,
+                &floor_url,
+                &args,
+                None,
+            )
+            .await,
+        );
+        for (target, url, pid) in &targets {
+            rows.push(measure(target.clone(), round, url, &args, *pid).await);
         }
     }
-
     println!(
         "\n{} sequential requests, then {} connections for {} s, per round\n",
         args.sequential, args.connections, args.seconds
@@ -588,7 +617,7 @@ async fn main() {
     }
     let metrics = admin_metrics(&local.admin).await;
     println!(
-        "\nlocal cloud metrics for the function: {}",
+        "\nlocal cloud metrics for the functions: {}",
         metrics["lambda"]["functions"]
     );
 }
