@@ -12,8 +12,36 @@ pub fn cpu_ms(pid: u32) -> Option<f64> {
 
 /// Peak resident memory (`VmHWM`) of `pid` in kB.
 pub fn peak_rss_kb(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    parse_vm_hwm(&status)
+    PeakRssReader::open(pid)?.read_kb()
+}
+
+/// Reads one process's peak memory again and again through a file kept open:
+/// once per Lambda invocation, where opening `/proc/<pid>/status` each time
+/// cost more than reading it.
+pub struct PeakRssReader {
+    status: std::fs::File,
+    buffer: Vec<u8>,
+}
+
+impl PeakRssReader {
+    /// `None` if the process is already gone.
+    pub fn open(pid: u32) -> Option<Self> {
+        let status = std::fs::File::open(format!("/proc/{pid}/status")).ok()?;
+        Some(Self {
+            status,
+            buffer: vec![0; 4096],
+        })
+    }
+
+    /// Peak resident memory (`VmHWM`) in kB; `None` once the process is gone.
+    pub fn read_kb(&mut self) -> Option<u64> {
+        use std::os::unix::fs::FileExt;
+        // The kernel renders the whole file on a read at offset 0; VmHWM is
+        // in its first kilobyte.
+        let read = self.status.read_at(&mut self.buffer, 0).ok()?;
+        let text = std::str::from_utf8(&self.buffer[..read]).ok()?;
+        parse_vm_hwm(text)
+    }
 }
 
 /// utime + stime, fields 14 and 15; the command name (field 2) may hold spaces
@@ -52,5 +80,23 @@ mod tests {
         let pid = std::process::id();
         assert!(cpu_ms(pid).is_some());
         assert!(peak_rss_kb(pid).unwrap() > 0);
+    }
+
+    #[test]
+    fn a_held_reader_follows_the_peak_and_ends_with_the_process() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("10")
+            .spawn()
+            .unwrap();
+        let mut reader = PeakRssReader::open(child.id()).unwrap();
+        // The child may still be growing: readings through the held file are
+        // fresh ones, in step with a newly opened one.
+        let before = reader.read_kb().unwrap();
+        let fresh = peak_rss_kb(child.id()).unwrap();
+        let after = reader.read_kb().unwrap();
+        assert!(0 < before && before <= fresh && fresh <= after);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(reader.read_kb(), None);
     }
 }

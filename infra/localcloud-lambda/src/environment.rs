@@ -59,6 +59,8 @@ pub struct Environment {
     /// The last peak-memory reading: peak RSS only grows, so it stands for a
     /// process that died before it could be read again.
     peak_memory_mb: Option<u64>,
+    /// The process's `/proc/<pid>/status`, kept open: it is read once per invocation.
+    memory: Option<procstat::PeakRssReader>,
     /// When the function last sampled this process's CPU time.
     pub last_cpu_sample: Option<Instant>,
 }
@@ -90,6 +92,7 @@ impl Environment {
             runtime,
             last_used: Instant::now(),
             peak_memory_mb: None,
+            memory: procstat::PeakRssReader::open(pid),
             last_cpu_sample: None,
         };
         match env.await_ready(service.init_timeout, shutdown).await {
@@ -196,7 +199,8 @@ impl Environment {
     /// Peak memory of the process so far, read from `/proc`; the last reading
     /// when the process is gone.
     pub fn read_peak_memory_mb(&mut self) -> Option<u64> {
-        if let Some(mb) = procstat::peak_rss_kb(self.pid).map(|kb| kb.div_ceil(1024)) {
+        let reading = self.memory.as_mut().and_then(|status| status.read_kb());
+        if let Some(mb) = reading.map(|kb| kb.div_ceil(1024)) {
             self.peak_memory_mb = Some(self.peak_memory_mb.map_or(mb, |last| last.max(mb)));
         }
         self.peak_memory_mb
