@@ -11,6 +11,11 @@
 //! operation comes from its own `/proc/<pid>/stat` and the clients (this
 //! process) are measured apart. Each operation runs for each client count,
 //! after an unmeasured warm-up.
+//!
+//! The clients' own CPU per operation is reported too, and with it the most
+//! any server could be given on this machine: when client and server share
+//! its cores, throughput cannot exceed cores / (client CPU per operation),
+//! even for a server that costs nothing.
 
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -169,7 +174,7 @@ async fn put(client: &Client, table: &str, p: usize, s: usize) {
         .expect("put");
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Op {
     GetItem,
     PutItem,
@@ -277,8 +282,9 @@ async fn main() {
         args.seconds,
         PARTITIONS * ITEMS_PER_PARTITION
     );
-    println!("| target | clients | operation | ops/s | p50 ms | p99 ms | server CPU ms/op |");
-    println!("|---|---:|---|---:|---:|---:|---:|");
+    println!("| target | clients | operation | ops/s | p50 ms | p99 ms | server CPU ms/op | client CPU ms/op |");
+    println!("|---|---:|---|---:|---:|---:|---:|---:|");
+    let mut measured = Vec::new();
     for (name, url, pid) in &targets {
         let client = client(url);
         setup(&client, &table).await;
@@ -289,22 +295,64 @@ async fn main() {
             run(&client, &table, op, most_clients, WARM_UP_SECONDS).await;
             for &clients in &args.clients {
                 let cpu_before = pid.and_then(process_cpu_seconds);
+                let client_before = process_cpu_seconds(std::process::id());
                 let r = run(&client, &table, op, clients, args.seconds).await;
-                let cpu = pid
-                    .and_then(process_cpu_seconds)
-                    .zip(cpu_before)
-                    .map(|(after, before)| after - before);
-                let cpu_per_op = cpu.map_or("-".into(), |cpu| {
-                    format!("{:.3}", cpu * 1000.0 / r.ops as f64)
-                });
+                let per_op = |before: Option<f64>, after: Option<f64>| {
+                    after
+                        .zip(before)
+                        .map(|(after, before)| (after - before) * 1000.0 / r.ops.max(1) as f64)
+                };
+                let server_ms = per_op(cpu_before, pid.and_then(process_cpu_seconds));
+                let client_ms = per_op(client_before, process_cpu_seconds(std::process::id()));
+                let ops_per_second = r.ops as f64 / r.seconds;
+                let show = |ms: Option<f64>| ms.map_or("-".into(), |ms| format!("{ms:.3}"));
                 println!(
-                    "| {name} | {clients} | {op:?} | {:.0} | {:.2} | {:.2} | {cpu_per_op} |",
-                    r.ops as f64 / r.seconds,
+                    "| {name} | {clients} | {op:?} | {ops_per_second:.0} | {:.2} | {:.2} | {} | {} |",
                     r.p50_ms,
-                    r.p99_ms
+                    r.p99_ms,
+                    show(server_ms),
+                    show(client_ms),
                 );
+                measured.push((*name, clients, op, ops_per_second, client_ms));
             }
         }
         let _ = client.delete_table().table_name(&table).send().await;
+    }
+    print_ceilings(&measured);
+}
+
+/// For each step DynamoDB Local ran: what 5x its throughput would be, and the
+/// most that this machine's cores allow given what the clients alone spend
+/// per operation against the local cloud.
+fn print_ceilings(measured: &[(&str, usize, Op, f64, Option<f64>)]) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let find = |target: &str, clients: usize, op: Op| {
+        measured
+            .iter()
+            .find(|m| m.0 == target && m.1 == clients && m.2 == op)
+    };
+    let mut lines = Vec::new();
+    for &(_, clients, op, reference, _) in measured.iter().filter(|m| m.0 == "DynamoDB Local") {
+        let Some(&(_, _, _, local, Some(client_ms))) = find("local cloud", clients, op) else {
+            continue;
+        };
+        let ceiling = cores * 1000.0 / client_ms;
+        lines.push(format!(
+            "| {clients} | {op:?} | {reference:.0} | {:.0} | {local:.0} ({:.1}x) | {client_ms:.3} | {ceiling:.0} ({:.1}x) |",
+            5.0 * reference,
+            local / reference,
+            ceiling / reference,
+        ));
+    }
+    if lines.is_empty() {
+        return;
+    }
+    println!(
+        "\nCeiling on {cores} cores: no server can serve more than cores / (client CPU per operation)\n"
+    );
+    println!("| clients | operation | DynamoDB Local ops/s | 5x that | local cloud ops/s | client CPU ms/op | ceiling ops/s |");
+    println!("|---:|---|---:|---:|---:|---:|---:|");
+    for line in lines {
+        println!("{line}");
     }
 }
