@@ -13,9 +13,9 @@
 //! after an unmeasured warm-up.
 //!
 //! The clients' own CPU per operation is reported too, and with it the most
-//! any server could be given on this machine: when client and server share
-//! its cores, throughput cannot exceed cores / (client CPU per operation),
-//! even for a server that costs nothing.
+//! any server could be given on this machine: clients that share its cores
+//! with the server cannot go faster than their own CPU allows, even against a
+//! server that costs nothing: min(clients, cores) / (client CPU per operation).
 
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -336,7 +336,9 @@ fn print_ceilings(measured: &[(&str, usize, Op, f64, Option<f64>)]) {
         let Some(&(_, _, _, local, Some(client_ms))) = find("local cloud", clients, op) else {
             continue;
         };
-        let ceiling = cores * 1000.0 / client_ms;
+        // One client's operations run one after the other: one core at most.
+        let usable_cores = cores.min(clients as f64);
+        let ceiling = usable_cores * 1000.0 / client_ms;
         lines.push(format!(
             "| {clients} | {op:?} | {reference:.0} | {:.0} | {local:.0} ({:.1}x) | {client_ms:.3} | {ceiling:.0} ({:.1}x) |",
             5.0 * reference,
@@ -348,7 +350,7 @@ fn print_ceilings(measured: &[(&str, usize, Op, f64, Option<f64>)]) {
         return;
     }
     println!(
-        "\nCeiling on {cores} cores: no server can serve more than cores / (client CPU per operation)\n"
+        "\nCeiling on {cores} cores: no server can serve more than min(clients, cores) / (client CPU per operation)\n"
     );
     println!("| clients | operation | DynamoDB Local ops/s | 5x that | local cloud ops/s | client CPU ms/op | ceiling ops/s |");
     println!("|---:|---|---:|---:|---:|---:|---:|");
