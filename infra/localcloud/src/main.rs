@@ -10,8 +10,8 @@ use clap::{Args, Parser, Subcommand};
 use localcloud::{LocalCloud, LocalCloudConfig, StackConfig, DEFAULT_BIND};
 
 /// Every request allocates and frees on whichever worker thread runs it;
-/// glibc's allocator spent ~12 % of the server's CPU on that (and on its
-/// arena locks) in the HTTP API benchmark.
+/// glibc's allocator took almost a fifth of the server's CPU in the HTTP API
+/// benchmark (docs/benchmarks.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
