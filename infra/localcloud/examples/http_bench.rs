@@ -1,7 +1,7 @@
-//! A no-op Rust function behind an HTTP API: requests per second, latency and
+//! No-op Rust functions behind an HTTP API: requests per second, latency and
 //! the latency the emulator adds (gateway and runtime hops, without the
 //! function's own time), side by side for the local cloud and, if asked,
-//! `cargo lambda watch` on the same function in the same run.
+//! `cargo lambda watch` on the same functions in the same run.
 //!
 //! ```text
 //! cargo build --release -p test-functions -p localcloud --bins --examples
@@ -9,15 +9,17 @@
 //! ```
 //!
 //! The local cloud runs as the `localcloud serve` binary (a separate process,
-//! as users run it) on a one-function template written to a temporary folder;
-//! `--cargo-lambda` starts `cargo lambda watch --release` in
-//! `infra/test-functions` and calls the function's URL
-//! (`/lambda-url/noop-http/...`). The function (`noop-http`) answers "ok" and
-//! reports its handler time in `x-handler-ns`; "added" latency is the client's
-//! latency minus that. The client is one thread of raw HTTP/1.1 keep-alive
-//! connections (hyper), so that it costs little next to what it measures; the
-//! floor row is the same client against an in-process server that answers
-//! at once: what loopback TCP and HTTP cost on this machine.
+//! as users run it) on a template written to a temporary folder, with one
+//! route per function; `--cargo-lambda` starts `cargo lambda watch --release`
+//! in `infra/test-functions` and calls the functions' URLs
+//! (`/lambda-url/<binary>/...`). Two functions: `noop-http` (a `lambda_http`
+//! function, what users run) and `noop-raw` (a minimal Runtime API client,
+//! whose own time is next to nothing, so that its rows show the emulator).
+//! Both answer "ok" and report their handler time in `x-handler-ns`; "added"
+//! latency is the client's latency minus that. The client is one thread of raw
+//! HTTP/1.1 keep-alive connections (hyper), so that it costs little next to
+//! what it measures; the floor row is the same client against an in-process
+//! server that answers at once: what loopback TCP and HTTP cost on this machine.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
