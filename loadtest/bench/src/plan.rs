@@ -155,6 +155,17 @@ pub fn capacity_steps(mode: Mode) -> Vec<u64> {
     }
 }
 
+/// How many steps the capacity search adds, each halfway between the most
+/// users held and the fewest that broke, once the doubling steps have found
+/// a break: two narrow full mode's 800-1600 down to a 200-user interval.
+pub fn capacity_refinements(mode: Mode) -> usize {
+    match mode {
+        Mode::Smoke => 0,
+        Mode::Quick => 1,
+        Mode::Full => 2,
+    }
+}
+
 /// The short overload used by the orders sweep: 2x the default caps.
 pub fn sweep_shape() -> LoadShape {
     LoadShape::new(&[(100, 5), (200, 5), (200, 20)])

@@ -68,6 +68,51 @@ pub fn users_held(steps: &[CapacityStep]) -> Option<u64> {
     sorted.iter().take_while(|s| s.held).last().map(|s| s.users)
 }
 
+/// The fewest users that broke the SLA.
+pub fn users_broken(steps: &[CapacityStep]) -> Option<u64> {
+    steps.iter().filter(|s| !s.held).map(|s| s.users).min()
+}
+
+/// The next step of a bisection between the most users held (`None`: not
+/// even the first step held) and the fewest that broke; rounded to tens above
+/// a hundred users; `None` when no whole number of users lies between them.
+pub fn halfway(held: Option<u64>, broken: u64) -> Option<u64> {
+    let low = held.unwrap_or(0);
+    let mut middle = low + broken.saturating_sub(low) / 2;
+    if middle > 100 {
+        middle = (middle + 5) / 10 * 10;
+    }
+    (low < middle && middle < broken).then_some(middle)
+}
+
+/// The order of a capacity search: the doubling steps until one breaks, then
+/// a few halfway steps between the most users held and the fewest that broke.
+pub struct CapacitySearch {
+    doubling: std::vec::IntoIter<u64>,
+    refinements: usize,
+}
+
+impl CapacitySearch {
+    pub fn new(doubling: Vec<u64>, refinements: usize) -> Self {
+        Self {
+            doubling: doubling.into_iter(),
+            refinements,
+        }
+    }
+
+    /// The users of the next step after `steps`, or `None` when the search is over.
+    pub fn next_users(&mut self, steps: &[CapacityStep]) -> Option<u64> {
+        let Some(broken) = users_broken(steps) else {
+            return self.doubling.next();
+        };
+        if self.refinements == 0 {
+            return None;
+        }
+        self.refinements -= 1;
+        halfway(users_held(steps), broken)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,6 +165,77 @@ mod tests {
     #[test]
     fn all_failed_is_not_held() {
         assert!(!Sla::default().holds(&run(&[], 5)));
+    }
+
+    #[test]
+    fn halfway_bisects_between_held_and_broken() {
+        assert_eq!(halfway(Some(800), 1600), Some(1200));
+        assert_eq!(halfway(Some(1200), 1600), Some(1400));
+        assert_eq!(halfway(Some(100), 200), Some(150));
+        // rounded to tens above a hundred users
+        assert_eq!(halfway(Some(800), 1234), Some(1020));
+        // nothing held: halfway to zero
+        assert_eq!(halfway(None, 100), Some(50));
+        // no room left
+        assert_eq!(halfway(Some(4), 5), None);
+        assert_eq!(halfway(None, 1), None);
+        assert_eq!(halfway(Some(200), 200), None);
+    }
+
+    #[test]
+    fn refined_steps_count_in_users_held_and_broken() {
+        let step = |users, held| CapacityStep {
+            users,
+            held,
+            violations: vec![],
+            summary: Summary::default(),
+        };
+        // GIVEN doubling up to a break at 1600, then 1200 held and 1400 broke
+        let steps = [
+            step(400, true),
+            step(800, true),
+            step(1600, false),
+            step(1200, true),
+            step(1400, false),
+        ];
+        // THEN the score is 1200, and the interval left is 1200-1400
+        assert_eq!(users_held(&steps), Some(1200));
+        assert_eq!(users_broken(&steps), Some(1400));
+        assert_eq!(halfway(users_held(&steps), 1400), Some(1300));
+    }
+
+    /// Runs a search against a system that holds up to `limit` users.
+    fn search(doubling: Vec<u64>, refinements: usize, limit: u64) -> Vec<u64> {
+        let mut search = CapacitySearch::new(doubling, refinements);
+        let mut steps = Vec::new();
+        while let Some(users) = search.next_users(&steps) {
+            steps.push(CapacityStep {
+                users,
+                held: users <= limit,
+                violations: vec![],
+                summary: Summary::default(),
+            });
+        }
+        steps.iter().map(|s| s.users).collect()
+    }
+
+    #[test]
+    fn the_search_doubles_until_a_break_then_bisects() {
+        let full = vec![100, 200, 400, 800, 1600, 3200];
+        assert_eq!(
+            search(full.clone(), 2, 1300),
+            [100, 200, 400, 800, 1600, 1200, 1400]
+        );
+        assert_eq!(
+            search(full.clone(), 2, 900),
+            [100, 200, 400, 800, 1600, 1200, 1000]
+        );
+        // everything held: no break to refine
+        assert_eq!(search(full.clone(), 2, 5000), full);
+        // the first step broke: halfway down to zero
+        assert_eq!(search(vec![50, 100, 200], 1, 10), [50, 25]);
+        // no refinements (smoke)
+        assert_eq!(search(vec![5], 0, 1), [5]);
     }
 
     #[test]

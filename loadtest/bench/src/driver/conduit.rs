@@ -6,7 +6,7 @@ use std::path::Path;
 use super::{phase, run_one, wants, Bench, REGION};
 use crate::plan::{self, LoadShape, Mode, ScenarioSpec};
 use crate::results::{CapacityResult, RecordKind, RunRecord};
-use crate::sla::{users_held, CapacityStep, Sla};
+use crate::sla::{users_held, CapacitySearch, CapacityStep, Sla};
 use crate::target::LocalCloudProcess;
 use crate::variants::Variant;
 
@@ -88,7 +88,8 @@ pub(super) async fn conduit(
     }
     let step_seconds = if ctx.opts.mode == Mode::Full { 300 } else { 20 };
     let mut steps = Vec::new();
-    for users in steps_users {
+    let mut search = CapacitySearch::new(steps_users, plan::capacity_refinements(ctx.opts.mode));
+    while let Some(users) = search.next_users(&steps) {
         let spec = ScenarioSpec {
             name: "conduit-capacity".into(),
             ..plan::conduit_scenario(users)
@@ -124,9 +125,6 @@ pub(super) async fn conduit(
             summary: record.summary.clone(),
         });
         records.push(record);
-        if !held {
-            break;
-        }
     }
     let result = CapacityResult {
         variant: variant.name.into(),
