@@ -39,7 +39,8 @@ struct RunArgs {
     smoke: bool,
     #[arg(long, value_enum, default_value = "local")]
     target: TargetKind,
-    /// Only these scenarios (orders-baseline, orders-highload, orders-largepayload, conduit-mixed).
+    /// Only these scenarios (orders-baseline, orders-highload, orders-largepayload,
+    /// orders-sweep, conduit-mixed, conduit-capacity).
     #[arg(long = "scenario")]
     scenarios: Vec<String>,
     /// Only these variants (orders-direct, orders-queue, conduit-monolith, ...).
