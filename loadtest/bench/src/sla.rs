@@ -184,12 +184,6 @@ mod tests {
 
     #[test]
     fn refined_steps_count_in_users_held_and_broken() {
-        let step = |users, held| CapacityStep {
-            users,
-            held,
-            violations: vec![],
-            summary: Summary::default(),
-        };
         // GIVEN doubling up to a break at 1600, then 1200 held and 1400 broke
         let steps = [
             step(400, true),
@@ -204,17 +198,21 @@ mod tests {
         assert_eq!(halfway(users_held(&steps), 1400), Some(1300));
     }
 
+    fn step(users: u64, held: bool) -> CapacityStep {
+        CapacityStep {
+            users,
+            held,
+            violations: vec![],
+            summary: Summary::default(),
+        }
+    }
+
     /// Runs a search against a system that holds up to `limit` users.
     fn search(doubling: Vec<u64>, refinements: usize, limit: u64) -> Vec<u64> {
         let mut search = CapacitySearch::new(doubling, refinements);
         let mut steps = Vec::new();
         while let Some(users) = search.next_users(&steps) {
-            steps.push(CapacityStep {
-                users,
-                held: users <= limit,
-                violations: vec![],
-                summary: Summary::default(),
-            });
+            steps.push(step(users, users <= limit));
         }
         steps.iter().map(|s| s.users).collect()
     }
@@ -240,12 +238,6 @@ mod tests {
 
     #[test]
     fn users_held_stops_at_first_broken_step() {
-        let step = |users, held| CapacityStep {
-            users,
-            held,
-            violations: vec![],
-            summary: Summary::default(),
-        };
         let steps = [
             step(10, true),
             step(40, false),
