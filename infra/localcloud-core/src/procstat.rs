@@ -16,8 +16,8 @@ pub fn peak_rss_kb(pid: u32) -> Option<u64> {
 }
 
 /// Reads one process's peak memory again and again through a file kept open:
-/// once per Lambda invocation, where opening `/proc/<pid>/status` each time
-/// cost more than reading it.
+/// Lambda reads it once per invocation, and reopening `/proc/<pid>/status`
+/// each time added an open and a close to every one.
 pub struct PeakRssReader {
     status: std::fs::File,
     buffer: Vec<u8>,
