@@ -101,3 +101,64 @@ async fn conduit_runs_as_one_function_behind_the_http_api() {
     assert_eq!(err["errors"]["token"][0], "is missing");
     cloud.shutdown().await.unwrap();
 }
+
+/// Every `Max Memory Used` of the REPORT lines in the function logs, and
+/// whether any invocation ran out of memory.
+fn memory_reports(log_dir: &Path) -> (Vec<u64>, bool) {
+    let mut peaks = Vec::new();
+    let mut out_of_memory = false;
+    for entry in std::fs::read_dir(log_dir).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        out_of_memory |= text.contains("Runtime.OutOfMemory");
+        peaks.extend(text.lines().filter_map(|line| {
+            let rest = line.split("Max Memory Used: ").nth(1)?;
+            rest.split(' ').next()?.parse::<u64>().ok()
+        }));
+    }
+    (peaks, out_of_memory)
+}
+
+/// Argon2 needs a 19 MiB buffer per hash. Hashed on whichever thread served the
+/// request, each thread's allocator arena kept one: Max Memory Used grew until
+/// the environment was killed at its MemorySize and the request got a 500.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_128_mb_function_registers_and_logs_in_1000_users_16_at_a_time_in_flat_memory() {
+    use futures::StreamExt;
+    // GIVEN the monolith with MemorySize 128 (tests/fixtures/conduit-app.yaml)
+    let logs = tempfile::tempdir().unwrap();
+    let cloud = start(logs.path()).await;
+    let api = cloud.stack().unwrap().api_urls()["Api"].clone();
+
+    // WHEN 1,000 users register and log in, 16 at a time
+    let statuses: Vec<(u16, u16)> = futures::stream::iter(0..1000)
+        .map(|i| {
+            let api = api.clone();
+            async move {
+                let user = json!({"user": {"username": format!("u{i}"), "email": format!("u{i}@x.io"), "password": format!("password-{i}")}});
+                let (registered, _) = call("POST", &format!("{api}/api/users"), None, Some(user)).await;
+                let login = json!({"user": {"email": format!("U{i}@X.io"), "password": format!("password-{i}")}});
+                let (logged_in, _) =
+                    call("POST", &format!("{api}/api/users/login"), None, Some(login)).await;
+                (registered, logged_in)
+            }
+        })
+        .buffer_unordered(16)
+        .collect()
+        .await;
+    cloud.shutdown().await.unwrap();
+
+    // THEN every call succeeded
+    let failed: Vec<_> = statuses.iter().filter(|s| **s != (201, 200)).collect();
+    assert!(failed.is_empty(), "{} failed, e.g. {:?}", failed.len(), &failed[..failed.len().min(5)]);
+    // AND no environment ran out of memory or came near half of its 128 MB
+    let (peaks, out_of_memory) = memory_reports(logs.path());
+    assert!(!out_of_memory, "an invocation ran out of memory");
+    assert!(peaks.len() >= 2000, "{} REPORT lines", peaks.len());
+    let highest = peaks.iter().max().copied().unwrap_or_default();
+    println!(
+        "Max Memory Used over {} invocations: lowest {} MB, highest {highest} MB",
+        peaks.len(),
+        peaks.iter().min().copied().unwrap_or_default()
+    );
+    assert!(highest < 64, "Max Memory Used reached {highest} MB");
+}

@@ -26,6 +26,7 @@ pub mod wire;
 use std::sync::Arc;
 
 use conduit::auth::Tokens;
+use conduit::passwords::Passwords;
 use conduit::App;
 use transport::{Transport, TransportError};
 
@@ -162,6 +163,7 @@ pub fn compose<T: Transport + 'static>(
             Service::Comments,
         ))),
         tokens,
+        passwords: Passwords::default(),
     };
     match owned {
         Owned::Users(store) => app.users = store.clone(),

@@ -11,6 +11,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use conduit::auth::Identity;
 use conduit::model::{User, UserId};
 use conduit::store::{FollowStore, StoreError, StoreResult, UserStore};
 use conduit::{ApiRequest, ApiResponse, App};
@@ -37,8 +38,9 @@ tokio::task_local! {
 /// Serves one public request; its viewer (if its token is valid) is known to
 /// the stores while it runs.
 pub async fn serve(app: &App, request: ApiRequest) -> ApiResponse {
-    let viewer = app.viewer(&request.headers).ok().flatten();
-    with_viewer(viewer, conduit::handle(app, request)).await
+    let identity = Identity::from_headers(&app.tokens, &request.headers);
+    let viewer = identity.user_id().cloned();
+    with_viewer(viewer, conduit::http::handle_as(app, &identity, request)).await
 }
 
 pub async fn with_viewer<F: Future>(viewer: Option<UserId>, work: F) -> F::Output {

@@ -4,14 +4,18 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use http::HeaderMap;
+use aws_sdk_dynamodb::Client;
 
-use crate::auth::Tokens;
+use crate::auth::{AuthUser, Tokens};
 use crate::error::ApiError;
-use crate::http::views::{ArticleView, ProfileView};
 use crate::model::{Article, User, UserId};
+use crate::passwords::Passwords;
+use crate::store::dynamo::{
+    DynamoArticles, DynamoComments, DynamoFollows, DynamoUsers, TableNames,
+};
 use crate::store::memory::{MemoryArticles, MemoryComments, MemoryFollows, MemoryUsers};
 use crate::store::{ArticleStore, CommentStore, FollowStore, UserStore};
+use crate::views::{ArticleView, ProfileView};
 
 #[derive(Clone)]
 pub struct App {
@@ -20,6 +24,7 @@ pub struct App {
     pub articles: Arc<dyn ArticleStore>,
     pub comments: Arc<dyn CommentStore>,
     pub tokens: Tokens,
+    pub passwords: Passwords,
 }
 
 impl App {
@@ -31,36 +36,26 @@ impl App {
             articles: Arc::new(MemoryArticles::default()),
             comments: Arc::new(MemoryComments::default()),
             tokens,
+            passwords: Passwords::default(),
         }
     }
 
-    /// The caller if the request carries a token; a present but bad token is a 401
-    /// even where authentication is optional.
-    pub fn viewer(&self, headers: &HeaderMap) -> Result<Option<UserId>, ApiError> {
-        let Some(value) = headers.get(http::header::AUTHORIZATION) else {
-            return Ok(None);
-        };
-        let value = value
-            .to_str()
-            .map_err(|_| ApiError::invalid_token())?
-            .trim();
-        let token = value
-            .strip_prefix("Token ")
-            .or_else(|| value.strip_prefix("Bearer "))
-            .ok_or_else(ApiError::invalid_token)?;
-        self.tokens.verify(token.trim()).map(Some)
-    }
-
-    /// The caller, who must be authenticated.
-    pub fn caller(&self, headers: &HeaderMap) -> Result<UserId, ApiError> {
-        self.viewer(headers)?.ok_or_else(ApiError::missing_token)
+    /// All four stores on DynamoDB (the monolith).
+    pub fn dynamo(client: Client, tables: &TableNames, tokens: Tokens) -> Self {
+        Self {
+            users: Arc::new(DynamoUsers::new(client.clone(), &tables.users)),
+            follows: Arc::new(DynamoFollows::new(client.clone(), &tables.follows)),
+            articles: Arc::new(DynamoArticles::new(client.clone(), &tables.articles)),
+            comments: Arc::new(DynamoComments::new(client, &tables.comments)),
+            tokens,
+            passwords: Passwords::default(),
+        }
     }
 
     /// The caller's user record; a valid token for a user that no longer exists is a 401.
-    pub async fn caller_user(&self, headers: &HeaderMap) -> Result<User, ApiError> {
-        let id = self.caller(headers)?;
+    pub async fn user_of(&self, caller: &AuthUser) -> Result<User, ApiError> {
         self.users
-            .by_id(&id)
+            .by_id(&caller.0)
             .await?
             .ok_or_else(ApiError::invalid_token)
     }

@@ -1,7 +1,6 @@
-//! Tokens (JWT HS256) and password hashing (Argon2id).
+//! Tokens (JWT HS256) and the caller's identity, read from the request once.
 
-use argon2::password_hash::{PasswordHasher, PasswordVerifier};
-use argon2::Argon2;
+use http::HeaderMap;
 use jsonwebtoken::{decode, encode, Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 
@@ -106,22 +105,74 @@ fn now_secs() -> u64 {
         .unwrap_or_default()
 }
 
-/// Argon2id with the crate defaults (m = 19 MiB, t = 2, p = 1: OWASP's minimum).
-/// Measured ~80 ms per hash in this workspace's dev profile (dependencies at
-/// opt-level 1); an optimised build is several times faster. Each hash also needs
-/// 19 MiB, which a 128 MB function has.
-pub fn hash_password(password: &str) -> Result<String, ApiError> {
-    Argon2::default()
-        .hash_password(password.as_bytes())
-        .map(|hash| hash.to_string())
-        .map_err(|err| ApiError::internal(err.to_string()))
+/// What the request's `Authorization` header says, read and checked once per
+/// request; each route then takes the extractor it needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Identity {
+    /// No `Authorization` header.
+    Anonymous,
+    /// A valid token for this user id.
+    User(UserId),
+    /// A header that is not a valid token: 401 wherever auth is read, even
+    /// where it is optional.
+    Invalid,
 }
 
-/// False for a wrong password or an unparsable stored hash.
-pub fn verify_password(password: &str, stored_hash: &str) -> bool {
-    Argon2::default()
-        .verify_password(password.as_bytes(), stored_hash)
-        .is_ok()
+impl Identity {
+    /// Accepts `Token <jwt>` (the RealWorld scheme) and `Bearer <jwt>`.
+    pub fn from_headers(tokens: &Tokens, headers: &HeaderMap) -> Self {
+        let Some(value) = headers.get(http::header::AUTHORIZATION) else {
+            return Self::Anonymous;
+        };
+        let token = value.to_str().ok().map(str::trim).and_then(|v| {
+            v.strip_prefix("Token ")
+                .or_else(|| v.strip_prefix("Bearer "))
+        });
+        match token.map(|t| tokens.verify(t.trim())) {
+            Some(Ok(user)) => Self::User(user),
+            _ => Self::Invalid,
+        }
+    }
+
+    /// The caller, who must be authenticated.
+    pub fn required(&self) -> Result<AuthUser, ApiError> {
+        match self {
+            Self::User(id) => Ok(AuthUser(id.clone())),
+            Self::Anonymous => Err(ApiError::missing_token()),
+            Self::Invalid => Err(ApiError::invalid_token()),
+        }
+    }
+
+    /// The caller if any; a present but bad token is still a 401.
+    pub fn optional(&self) -> Result<MaybeAuthUser, ApiError> {
+        match self {
+            Self::User(id) => Ok(MaybeAuthUser(Some(id.clone()))),
+            Self::Anonymous => Ok(MaybeAuthUser(None)),
+            Self::Invalid => Err(ApiError::invalid_token()),
+        }
+    }
+
+    /// The user id of a valid token, ignoring a bad one.
+    pub fn user_id(&self) -> Option<&UserId> {
+        match self {
+            Self::User(id) => Some(id),
+            _ => None,
+        }
+    }
+}
+
+/// An authenticated caller (the route requires a token).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthUser(pub UserId);
+
+/// A caller who may be anonymous (the route takes an optional token).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MaybeAuthUser(pub Option<UserId>);
+
+impl MaybeAuthUser {
+    pub fn id(&self) -> Option<&UserId> {
+        self.0.as_ref()
+    }
 }
 
 #[cfg(test)]
@@ -191,11 +242,38 @@ mod tests {
         assert!(matches!(Tokens::new(b"short"), Err(SecretError::TooShort)));
     }
 
+    fn headers(authorization: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            http::header::AUTHORIZATION,
+            authorization.parse().unwrap(),
+        );
+        headers
+    }
+
     #[test]
-    fn password_verifies_only_against_its_own_hash() {
-        let hash = hash_password("hunter42").unwrap();
-        assert!(verify_password("hunter42", &hash));
-        assert!(!verify_password("hunter43", &hash));
-        assert!(!verify_password("hunter42", "not a hash"));
+    fn identity_accepts_both_schemes_and_tells_absent_from_bad() {
+        let tokens = Tokens::new(SECRET).unwrap();
+        let token = tokens.issue(&"u1".to_owned()).unwrap();
+        for scheme in ["Token", "Bearer"] {
+            let identity = Identity::from_headers(&tokens, &headers(&format!("{scheme} {token}")));
+            assert_eq!(identity, Identity::User("u1".into()));
+        }
+        assert_eq!(
+            Identity::from_headers(&tokens, &HeaderMap::new()),
+            Identity::Anonymous
+        );
+        assert_eq!(
+            Identity::from_headers(&tokens, &headers(&token)),
+            Identity::Invalid
+        );
+    }
+
+    #[test]
+    fn a_bad_token_is_401_even_where_auth_is_optional() {
+        assert_eq!(Identity::Invalid.optional().unwrap_err().status_code(), 401);
+        assert_eq!(Identity::Anonymous.optional().unwrap(), MaybeAuthUser(None));
+        let missing = Identity::Anonymous.required().unwrap_err();
+        assert_eq!(missing.body()["errors"]["token"][0], "is missing");
     }
 }

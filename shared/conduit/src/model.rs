@@ -1,4 +1,4 @@
-//! Domain records as the stores keep them (not the wire format, see `http::views`).
+//! Domain records as the stores keep them (not the wire format, see `views`).
 
 use chrono::{DateTime, SecondsFormat, Utc};
 
@@ -6,6 +6,12 @@ use chrono::{DateTime, SecondsFormat, Utc};
 pub type UserId = String;
 /// Opaque, immutable article identifier; slugs may change with the title.
 pub type ArticleId = String;
+
+/// The form of an email that uniqueness and login compare: emails are one
+/// account whatever their case (the user still sees the email as typed).
+pub fn email_key(email: &str) -> String {
+    email.trim().to_lowercase()
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct User {

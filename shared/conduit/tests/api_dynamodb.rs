@@ -163,7 +163,7 @@ async fn concurrent_registrations_with_one_email_let_exactly_one_win(local: &Loc
     // GIVEN two clients registering the same email at the same time
     let c = &local.client;
     let body = |name: &str| {
-        Some(json!({"user": {"username": name, "email": "same@example.com", "password": "pw"}}))
+        Some(json!({"user": {"username": name, "email": "same@example.com", "password": "password"}}))
     };
     // WHEN both requests run concurrently
     let (a, b) = tokio::join!(
@@ -267,7 +267,10 @@ async fn seeded_data_is_served_like_data_written_through_the_api(local: &Local) 
         follows_per_user: 5,
         favorites_per_user: 6,
     };
-    let hash = conduit::auth::hash_password(SEED_PASSWORD).unwrap();
+    let hash = conduit::passwords::Passwords::default()
+        .hash(SEED_PASSWORD)
+        .await
+        .unwrap();
     let data = generate(sizes, 9, &hash, conduit::model::Timestamp::now());
     let sdk = local.sdk.clone();
     let loader = conduit::store::dynamo::BulkLoader::new(sdk, local.tables.clone(), 8);

@@ -74,7 +74,7 @@ mod failures {
                 Method::POST,
                 "/api/users",
                 None,
-                Some(json!({"user": {"username": "a", "email": "a@b.c", "password": "p"}})),
+                Some(json!({"user": {"username": "a", "email": "a@b.c", "password": "password"}})),
             )
             .await;
         // THEN it gets a generic 500 without the internal message
@@ -151,5 +151,39 @@ mod call_counts {
         assert_eq!(all["articlesCount"], 2);
         assert_eq!(after_author - before, 0);
         assert_eq!(users.batch_calls.load(Ordering::SeqCst) - after_author, 1);
+    }
+}
+
+mod login_timing {
+    use conduit::App;
+    use http::Method;
+    use serde_json::json;
+
+    use super::common::{self, Client};
+
+    #[tokio::test]
+    async fn login_does_the_argon2_work_whether_or_not_the_email_exists() {
+        // GIVEN jake, and a count of the app's Argon2 computations
+        let app = App::in_memory(common::tokens());
+        let passwords = app.passwords.clone();
+        let c = Client { app };
+        c.register("jake").await;
+        let login = |email: &str| {
+            Some(json!({"user": {"email": email, "password": "not-his-password"}}))
+        };
+        // WHEN a wrong password is given for jake, then any password for nobody
+        let before = passwords.runs();
+        let wrong = c
+            .call(Method::POST, "/api/users/login", None, login("jake@example.com"))
+            .await;
+        let between = passwords.runs();
+        let unknown = c
+            .call(Method::POST, "/api/users/login", None, login("ghost@example.com"))
+            .await;
+        // THEN each costs exactly one Argon2 verification, and the answers are the same
+        assert_eq!(between - before, 1);
+        assert_eq!(passwords.runs() - between, 1);
+        assert_eq!(wrong, unknown);
+        assert_eq!(wrong.0, 401);
     }
 }

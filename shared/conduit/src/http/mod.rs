@@ -1,15 +1,14 @@
 //! The HTTP face of the API, independent of Lambda: `handle(app, request) -> response`.
 
-pub mod input;
 pub mod routes;
-pub mod views;
 
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
 
 use crate::app::App;
+use crate::auth::Identity;
 use crate::error::ApiError;
-use crate::resources::{articles, comments, profiles, users};
+use crate::resources::{articles, comments, profiles, users, Reply};
 use routes::Route;
 
 #[derive(Debug, Clone)]
@@ -36,38 +35,14 @@ impl ApiResponse {
     }
 }
 
-/// A successful outcome: status and optional JSON body.
-#[derive(Debug)]
-pub struct Reply {
-    pub status: StatusCode,
-    pub body: Option<serde_json::Value>,
-}
-
-impl Reply {
-    pub fn ok(body: serde_json::Value) -> Self {
-        Self {
-            status: StatusCode::OK,
-            body: Some(body),
-        }
-    }
-
-    pub fn created(body: serde_json::Value) -> Self {
-        Self {
-            status: StatusCode::CREATED,
-            body: Some(body),
-        }
-    }
-
-    pub fn no_content() -> Self {
-        Self {
-            status: StatusCode::NO_CONTENT,
-            body: None,
-        }
-    }
-}
-
 pub async fn handle(app: &App, req: ApiRequest) -> ApiResponse {
-    match dispatch(app, &req).await {
+    let identity = Identity::from_headers(&app.tokens, &req.headers);
+    handle_as(app, &identity, req).await
+}
+
+/// [`handle`] for a caller whose identity was already read from the request.
+pub async fn handle_as(app: &App, identity: &Identity, req: ApiRequest) -> ApiResponse {
+    match dispatch(app, identity, &req).await {
         Ok(reply) => respond(reply.status, reply.body),
         Err(err) => {
             if let ApiError::Internal(source) = &err {
@@ -104,27 +79,31 @@ fn respond(status: StatusCode, body: Option<serde_json::Value>) -> ApiResponse {
     }
 }
 
-async fn dispatch(app: &App, req: &ApiRequest) -> Result<Reply, ApiError> {
-    let (h, b, q) = (&req.headers, req.body.as_ref(), req.query.as_slice());
+/// Each route takes the identity it needs: `required()` (401 without a valid
+/// token), `optional()` (a bad token is still a 401), or none at all.
+async fn dispatch(app: &App, id: &Identity, req: &ApiRequest) -> Result<Reply, ApiError> {
+    let (b, q) = (req.body.as_ref(), req.query.as_slice());
     match routes::route(&req.method, &req.path)? {
         Route::Register => users::register(app, b).await,
         Route::Login => users::login(app, b).await,
-        Route::CurrentUser => users::current(app, h).await,
-        Route::UpdateUser => users::update(app, h, b).await,
-        Route::Profile(name) => profiles::get(app, h, &name).await,
-        Route::Follow(name) => profiles::follow(app, h, &name).await,
-        Route::Unfollow(name) => profiles::unfollow(app, h, &name).await,
-        Route::ListArticles => articles::list(app, h, q).await,
-        Route::Feed => articles::feed(app, h, q).await,
-        Route::CreateArticle => articles::create(app, h, b).await,
-        Route::GetArticle(slug) => articles::get(app, h, &slug).await,
-        Route::UpdateArticle(slug) => articles::update(app, h, &slug, b).await,
-        Route::DeleteArticle(slug) => articles::delete(app, h, &slug).await,
-        Route::Favorite(slug) => articles::favorite(app, h, &slug, true).await,
-        Route::Unfavorite(slug) => articles::favorite(app, h, &slug, false).await,
-        Route::ListComments(slug) => comments::list(app, h, &slug).await,
-        Route::AddComment(slug) => comments::add(app, h, &slug, b).await,
-        Route::DeleteComment(slug, id) => comments::delete(app, h, &slug, &id).await,
+        Route::CurrentUser => users::current(app, id.required()?).await,
+        Route::UpdateUser => users::update(app, id.required()?, b).await,
+        Route::Profile(name) => profiles::get(app, id.optional()?, &name).await,
+        Route::Follow(name) => profiles::follow(app, id.required()?, &name).await,
+        Route::Unfollow(name) => profiles::unfollow(app, id.required()?, &name).await,
+        Route::ListArticles => articles::list(app, id.optional()?, q).await,
+        Route::Feed => articles::feed(app, id.required()?, q).await,
+        Route::CreateArticle => articles::create(app, id.required()?, b).await,
+        Route::GetArticle(slug) => articles::get(app, id.optional()?, &slug).await,
+        Route::UpdateArticle(slug) => articles::update(app, id.required()?, &slug, b).await,
+        Route::DeleteArticle(slug) => articles::delete(app, id.required()?, &slug).await,
+        Route::Favorite(slug) => articles::favorite(app, id.required()?, &slug, true).await,
+        Route::Unfavorite(slug) => articles::favorite(app, id.required()?, &slug, false).await,
+        Route::ListComments(slug) => comments::list(app, id.optional()?, &slug).await,
+        Route::AddComment(slug) => comments::add(app, id.required()?, &slug, b).await,
+        Route::DeleteComment(slug, cid) => {
+            comments::delete(app, id.required()?, &slug, &cid).await
+        }
         Route::Tags => articles::tags(app).await,
     }
 }

@@ -27,6 +27,43 @@ pub enum Route {
     Tags,
 }
 
+/// Every route once: method, path pattern below `/api` (`{}` is a parameter)
+/// and the constructor taking the decoded parameters. First match wins, so
+/// `articles/feed` comes before `articles/{}`.
+type Make = fn(&mut Params) -> Route;
+const ROUTES: &[(Method, &str, Make)] = &[
+    (Method::POST, "users", |_| Route::Register),
+    (Method::POST, "users/login", |_| Route::Login),
+    (Method::GET, "user", |_| Route::CurrentUser),
+    (Method::PUT, "user", |_| Route::UpdateUser),
+    (Method::GET, "profiles/{}", |p| Route::Profile(p.next())),
+    (Method::POST, "profiles/{}/follow", |p| Route::Follow(p.next())),
+    (Method::DELETE, "profiles/{}/follow", |p| Route::Unfollow(p.next())),
+    (Method::GET, "articles", |_| Route::ListArticles),
+    (Method::POST, "articles", |_| Route::CreateArticle),
+    (Method::GET, "articles/feed", |_| Route::Feed),
+    (Method::GET, "articles/{}", |p| Route::GetArticle(p.next())),
+    (Method::PUT, "articles/{}", |p| Route::UpdateArticle(p.next())),
+    (Method::DELETE, "articles/{}", |p| Route::DeleteArticle(p.next())),
+    (Method::POST, "articles/{}/favorite", |p| Route::Favorite(p.next())),
+    (Method::DELETE, "articles/{}/favorite", |p| Route::Unfavorite(p.next())),
+    (Method::GET, "articles/{}/comments", |p| Route::ListComments(p.next())),
+    (Method::POST, "articles/{}/comments", |p| Route::AddComment(p.next())),
+    (Method::DELETE, "articles/{}/comments/{}", |p| {
+        Route::DeleteComment(p.next(), p.next())
+    }),
+    (Method::GET, "tags", |_| Route::Tags),
+];
+
+/// The parameters a pattern captured, handed out in order.
+struct Params(std::vec::IntoIter<String>);
+
+impl Params {
+    fn next(&mut self) -> String {
+        self.0.next().unwrap_or_default()
+    }
+}
+
 /// Segments after the `api` segment; a stage prefix such as `/prod/api/...` is skipped.
 fn api_segments(path: &str) -> Option<Vec<String>> {
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
@@ -39,54 +76,41 @@ fn api_segments(path: &str) -> Option<Vec<String>> {
     )
 }
 
-pub fn route(method: &Method, path: &str) -> Result<Route, ApiError> {
-    let segments = api_segments(path).ok_or(ApiError::NoRoute)?;
-    let s: Vec<&str> = segments.iter().map(String::as_str).collect();
-    let m = method.clone();
-    let owned = |x: &str| x.to_owned();
-    let found = match (s.as_slice(), m) {
-        (["users"], Method::POST) => Route::Register,
-        (["users", "login"], Method::POST) => Route::Login,
-        (["user"], Method::GET) => Route::CurrentUser,
-        (["user"], Method::PUT) => Route::UpdateUser,
-        (["profiles", name], Method::GET) => Route::Profile(owned(name)),
-        (["profiles", name, "follow"], Method::POST) => Route::Follow(owned(name)),
-        (["profiles", name, "follow"], Method::DELETE) => Route::Unfollow(owned(name)),
-        (["articles"], Method::GET) => Route::ListArticles,
-        (["articles"], Method::POST) => Route::CreateArticle,
-        (["articles", "feed"], Method::GET) => Route::Feed,
-        (["articles", slug], Method::GET) => Route::GetArticle(owned(slug)),
-        (["articles", slug], Method::PUT) => Route::UpdateArticle(owned(slug)),
-        (["articles", slug], Method::DELETE) => Route::DeleteArticle(owned(slug)),
-        (["articles", slug, "favorite"], Method::POST) => Route::Favorite(owned(slug)),
-        (["articles", slug, "favorite"], Method::DELETE) => Route::Unfavorite(owned(slug)),
-        (["articles", slug, "comments"], Method::GET) => Route::ListComments(owned(slug)),
-        (["articles", slug, "comments"], Method::POST) => Route::AddComment(owned(slug)),
-        (["articles", slug, "comments", id], Method::DELETE) => {
-            Route::DeleteComment(owned(slug), owned(id))
+/// The parameters of `segments` if they fit `pattern`.
+fn captures(pattern: &str, segments: &[String]) -> Option<Vec<String>> {
+    let parts: Vec<&str> = pattern.split('/').collect();
+    if parts.len() != segments.len() {
+        return None;
+    }
+    let mut params = Vec::new();
+    for (part, segment) in parts.iter().zip(segments) {
+        match *part {
+            "{}" => params.push(segment.clone()),
+            literal if literal == segment => {}
+            _ => return None,
         }
-        (["tags"], Method::GET) => Route::Tags,
-        (known, _) if is_known_path(known) => return Err(ApiError::MethodNotAllowed),
-        _ => return Err(ApiError::NoRoute),
-    };
-    Ok(found)
+    }
+    Some(params)
 }
 
-fn is_known_path(s: &[&str]) -> bool {
-    matches!(
-        s,
-        ["users"]
-            | ["users", "login"]
-            | ["user"]
-            | ["profiles", _]
-            | ["profiles", _, "follow"]
-            | ["articles"]
-            | ["articles", _]
-            | ["articles", _, "favorite"]
-            | ["articles", _, "comments"]
-            | ["articles", _, "comments", _]
-            | ["tags"]
-    )
+/// The route of a request: 404 for an unknown path, 405 for a known path
+/// with a method it does not take.
+pub fn route(method: &Method, path: &str) -> Result<Route, ApiError> {
+    let segments = api_segments(path).ok_or(ApiError::NoRoute)?;
+    let mut known_path = false;
+    for (route_method, pattern, make) in ROUTES {
+        if let Some(params) = captures(pattern, &segments) {
+            if route_method == method {
+                return Ok(make(&mut Params(params.into_iter())));
+            }
+            known_path = true;
+        }
+    }
+    Err(if known_path {
+        ApiError::MethodNotAllowed
+    } else {
+        ApiError::NoRoute
+    })
 }
 
 /// `%XX` sequences to bytes, then UTF-8 (lossy); a malformed escape stays as is.
@@ -124,6 +148,21 @@ mod tests {
     #[test]
     fn stage_prefix_and_trailing_slash_are_tolerated() {
         assert_eq!(route(&Method::GET, "/prod/api/tags/").unwrap(), Route::Tags);
+    }
+
+    #[test]
+    fn every_route_of_the_table_is_reachable_with_its_parameters() {
+        let cases = [
+            (Method::DELETE, "/api/articles/s/comments/7", Route::DeleteComment("s".into(), "7".into())),
+            (Method::POST, "/api/articles/s/favorite", Route::Favorite("s".into())),
+            (Method::PUT, "/api/articles/s", Route::UpdateArticle("s".into())),
+            (Method::DELETE, "/api/profiles/p/follow", Route::Unfollow("p".into())),
+            (Method::POST, "/api/users/login", Route::Login),
+            (Method::PUT, "/api/user", Route::UpdateUser),
+        ];
+        for (method, path, expected) in cases {
+            assert_eq!(route(&method, path).unwrap(), expected, "{method} {path}");
+        }
     }
 
     #[test]

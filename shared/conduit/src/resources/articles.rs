@@ -1,13 +1,13 @@
 //! Articles, the feed, favorites and tags.
 
-use http::HeaderMap;
 use serde_json::json;
 
 use crate::app::App;
+use crate::auth::{AuthUser, MaybeAuthUser};
 use crate::error::ApiError;
-use crate::http::input::{envelope, page, query, Fields};
-use crate::http::views::ArticleView;
-use crate::http::Reply;
+use crate::input::{envelope, page, query, Fields};
+use crate::views::ArticleView;
+use crate::resources::Reply;
 use crate::model::{
     slug_base, Article, ArticleChanges, ArticleFilter, ArticlePage, Timestamp, User, UserId,
 };
@@ -51,10 +51,9 @@ fn empty_list() -> Reply {
 /// Filters by `tag`, `author` and `favorited` (usernames), all of which must hold.
 pub async fn list(
     app: &App,
-    headers: &HeaderMap,
+    viewer: MaybeAuthUser,
     params: &[(String, String)],
 ) -> Result<Reply, ApiError> {
-    let viewer = app.viewer(headers)?;
     let page = page(params)?;
     // Unknown usernames match nothing.
     let (author, fan) = match (
@@ -69,7 +68,7 @@ pub async fn list(
     let filter = ArticleFilter::of(tag, id(&author), id(&fan));
     let found = app.articles.list(&filter, page).await?;
     let known: Vec<User> = author.into_iter().chain(fan).collect();
-    list_reply(app, viewer.as_ref(), found, &known).await
+    list_reply(app, viewer.id(), found, &known).await
 }
 
 /// A filter value; an empty one (`?tag=`) counts as absent.
@@ -92,10 +91,9 @@ async fn user_param(
 /// Articles by the authors the caller follows, newest first.
 pub async fn feed(
     app: &App,
-    headers: &HeaderMap,
+    AuthUser(caller): AuthUser,
     params: &[(String, String)],
 ) -> Result<Reply, ApiError> {
-    let caller = app.caller(headers)?;
     let page = page(params)?;
     let followees = app.follows.followees(&caller).await?;
     if followees.is_empty() {
@@ -108,15 +106,17 @@ pub async fn feed(
     list_reply(app, Some(&caller), found, &[]).await
 }
 
-pub async fn get(app: &App, headers: &HeaderMap, slug: &str) -> Result<Reply, ApiError> {
-    let viewer = app.viewer(headers)?;
+pub async fn get(app: &App, viewer: MaybeAuthUser, slug: &str) -> Result<Reply, ApiError> {
     let article = find(app, slug).await?;
-    let view = app.article_view(viewer.as_ref(), article).await?;
+    let view = app.article_view(viewer.id(), article).await?;
     Ok(Reply::ok(json!({ "article": view })))
 }
 
-pub async fn create(app: &App, headers: &HeaderMap, body: &[u8]) -> Result<Reply, ApiError> {
-    let caller = app.caller(headers)?;
+pub async fn create(
+    app: &App,
+    AuthUser(caller): AuthUser,
+    body: &[u8],
+) -> Result<Reply, ApiError> {
     let mut f = Fields::new(envelope(body, "article")?);
     let title = f.required("title");
     let description = f.required("description");
@@ -144,11 +144,10 @@ pub async fn create(app: &App, headers: &HeaderMap, body: &[u8]) -> Result<Reply
 /// Absent fields are kept; `tagList: []` clears the tags; a new title gets a new slug.
 pub async fn update(
     app: &App,
-    headers: &HeaderMap,
+    AuthUser(caller): AuthUser,
     slug: &str,
     body: &[u8],
 ) -> Result<Reply, ApiError> {
-    let caller = app.caller(headers)?;
     let mut f = Fields::new(envelope(body, "article")?);
     let changes = ArticleChanges {
         title: f.optional("title"),
@@ -174,8 +173,7 @@ pub async fn update(
 }
 
 /// Deletes the article, then its comments (an orphaned comment is unreachable anyway).
-pub async fn delete(app: &App, headers: &HeaderMap, slug: &str) -> Result<Reply, ApiError> {
-    let caller = app.caller(headers)?;
+pub async fn delete(app: &App, AuthUser(caller): AuthUser, slug: &str) -> Result<Reply, ApiError> {
     let article = find_own(app, slug, &caller).await?;
     app.articles.delete(&article).await?;
     app.comments.delete_for_article(&article.id).await?;
@@ -184,11 +182,10 @@ pub async fn delete(app: &App, headers: &HeaderMap, slug: &str) -> Result<Reply,
 
 pub async fn favorite(
     app: &App,
-    headers: &HeaderMap,
+    AuthUser(caller): AuthUser,
     slug: &str,
     on: bool,
 ) -> Result<Reply, ApiError> {
-    let caller = app.caller(headers)?;
     let article = find(app, slug).await?;
     let article = if on {
         app.articles.favorite(&article, &caller).await?

@@ -1,13 +1,13 @@
 //! `GET|POST /articles/{slug}/comments`, `DELETE /articles/{slug}/comments/{id}`.
 
-use http::HeaderMap;
 use serde_json::json;
 
 use crate::app::App;
+use crate::auth::{AuthUser, MaybeAuthUser};
 use crate::error::ApiError;
-use crate::http::input::{envelope, Fields};
-use crate::http::views::CommentView;
-use crate::http::Reply;
+use crate::input::{envelope, Fields};
+use crate::views::CommentView;
+use crate::resources::Reply;
 use crate::model::{Article, Timestamp};
 
 async fn article(app: &App, slug: &str) -> Result<Article, ApiError> {
@@ -18,13 +18,12 @@ async fn article(app: &App, slug: &str) -> Result<Article, ApiError> {
 }
 
 /// Auth optional: `following` of each author depends on the viewer.
-pub async fn list(app: &App, headers: &HeaderMap, slug: &str) -> Result<Reply, ApiError> {
-    let viewer = app.viewer(headers)?;
+pub async fn list(app: &App, viewer: MaybeAuthUser, slug: &str) -> Result<Reply, ApiError> {
     let article = article(app, slug).await?;
     let comments = app.comments.for_article(&article.id).await?;
     let author_ids: Vec<String> = comments.iter().map(|c| c.author_id.clone()).collect();
     let authors = app
-        .author_profiles(viewer.as_ref(), &author_ids, &[])
+        .author_profiles(viewer.id(), &author_ids, &[])
         .await?;
     let views = comments
         .into_iter()
@@ -41,11 +40,11 @@ pub async fn list(app: &App, headers: &HeaderMap, slug: &str) -> Result<Reply, A
 
 pub async fn add(
     app: &App,
-    headers: &HeaderMap,
+    caller: AuthUser,
     slug: &str,
     body: &[u8],
 ) -> Result<Reply, ApiError> {
-    let caller = app.caller_user(headers).await?;
+    let caller = app.user_of(&caller).await?;
     let mut f = Fields::new(envelope(body, "comment")?);
     let text = f.required("body");
     f.finish()?;
@@ -72,11 +71,10 @@ pub async fn add(
 /// Only the comment's author may delete it; an id that is not an integer names nothing.
 pub async fn delete(
     app: &App,
-    headers: &HeaderMap,
+    AuthUser(caller): AuthUser,
     slug: &str,
     id: &str,
 ) -> Result<Reply, ApiError> {
-    let caller = app.caller(headers)?;
     let article = article(app, slug).await?;
     let id: i64 = id.parse().map_err(|_| ApiError::NotFound("comment"))?;
     let comment = app

@@ -1,12 +1,12 @@
 //! `GET /profiles/{username}`, `POST|DELETE /profiles/{username}/follow`.
 
-use http::HeaderMap;
 use serde_json::json;
 
 use crate::app::App;
+use crate::auth::{AuthUser, MaybeAuthUser};
 use crate::error::ApiError;
-use crate::http::views::ProfileView;
-use crate::http::Reply;
+use crate::views::ProfileView;
+use crate::resources::Reply;
 use crate::model::User;
 
 async fn find(app: &App, username: &str) -> Result<User, ApiError> {
@@ -20,11 +20,9 @@ fn reply(user: &User, following: bool) -> Reply {
     Reply::ok(json!({ "profile": ProfileView::new(user, following) }))
 }
 
-/// Auth optional; a bad token is still a 401.
-pub async fn get(app: &App, headers: &HeaderMap, username: &str) -> Result<Reply, ApiError> {
-    let viewer = app.viewer(headers)?;
+pub async fn get(app: &App, viewer: MaybeAuthUser, username: &str) -> Result<Reply, ApiError> {
     let user = find(app, username).await?;
-    let following = match &viewer {
+    let following = match viewer.id() {
         Some(v) => !app
             .follows
             .followed_among(v, std::slice::from_ref(&user.id))
@@ -35,15 +33,17 @@ pub async fn get(app: &App, headers: &HeaderMap, username: &str) -> Result<Reply
     Ok(reply(&user, following))
 }
 
-pub async fn follow(app: &App, headers: &HeaderMap, username: &str) -> Result<Reply, ApiError> {
-    let caller = app.caller(headers)?;
+pub async fn follow(app: &App, AuthUser(caller): AuthUser, username: &str) -> Result<Reply, ApiError> {
     let user = find(app, username).await?;
     app.follows.follow(&caller, &user.id).await?;
     Ok(reply(&user, true))
 }
 
-pub async fn unfollow(app: &App, headers: &HeaderMap, username: &str) -> Result<Reply, ApiError> {
-    let caller = app.caller(headers)?;
+pub async fn unfollow(
+    app: &App,
+    AuthUser(caller): AuthUser,
+    username: &str,
+) -> Result<Reply, ApiError> {
     let user = find(app, username).await?;
     app.follows.unfollow(&caller, &user.id).await?;
     Ok(reply(&user, false))

@@ -10,7 +10,7 @@ use super::{
     StoreResult, UserStore,
 };
 use crate::model::{
-    slug_base, slug_fits, Article, ArticleChanges, ArticleFilter, ArticleId, ArticlePage, Comment,
+    email_key, slug_base, slug_fits, Article, ArticleChanges, ArticleFilter, ArticleId, ArticlePage, Comment,
     Page, Timestamp, User, UserId,
 };
 
@@ -30,7 +30,7 @@ impl MemoryUsers {
             if other.username == candidate.username {
                 return Err(StoreError::Taken("username"));
             }
-            if other.email.eq_ignore_ascii_case(&candidate.email) {
+            if email_key(&other.email) == email_key(&candidate.email) {
                 return Err(StoreError::Taken("email"));
             }
         }
@@ -61,7 +61,7 @@ impl UserStore for MemoryUsers {
     async fn by_email(&self, email: &str) -> StoreResult<Option<User>> {
         Ok(lock(&self.users)
             .values()
-            .find(|u| u.email.eq_ignore_ascii_case(email))
+            .find(|u| email_key(&u.email) == email_key(email))
             .cloned())
     }
 

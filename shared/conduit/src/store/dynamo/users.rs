@@ -8,7 +8,7 @@ use super::items::{
     backend, batch_get, delete, get_opt_s, get_s, hit, key, put, put_opt_s, put_when, s, transact,
     Item, TxOutcome,
 };
-use crate::model::{User, UserId};
+use crate::model::{email_key, User, UserId};
 use crate::store::{StoreError, StoreResult, UserStore};
 
 const NOT_EXISTS: &str = "attribute_not_exists(#pk)";
@@ -28,7 +28,7 @@ fn username_pk(username: &str) -> String {
 
 /// Emails are unique regardless of case.
 fn email_pk(email: &str) -> String {
-    format!("EMAIL#{}", email.to_lowercase())
+    format!("EMAIL#{}", email_key(email))
 }
 
 fn to_item(user: &User) -> Item {

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Parser;
-use conduit::auth::hash_password;
+use conduit::passwords::Passwords;
 use conduit::model::Timestamp;
 use conduit::seed::{generate, Sizes, SEED_PASSWORD};
 use conduit::store::dynamo::{create_tables, BulkLoader, TableNames};
@@ -65,7 +65,10 @@ async fn main() -> anyhow::Result<()> {
     }
 
     let started = Instant::now();
-    let hash = hash_password(SEED_PASSWORD).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let hash = Passwords::default()
+        .hash(SEED_PASSWORD)
+        .await
+        .context("hashing the seed password")?;
     let sizes = Sizes {
         users: args.users,
         articles: args.articles,
