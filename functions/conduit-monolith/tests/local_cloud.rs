@@ -149,7 +149,12 @@ async fn a_128_mb_function_registers_and_logs_in_1000_users_16_at_a_time_in_flat
 
     // THEN every call succeeded
     let failed: Vec<_> = statuses.iter().filter(|s| **s != (201, 200)).collect();
-    assert!(failed.is_empty(), "{} failed, e.g. {:?}", failed.len(), &failed[..failed.len().min(5)]);
+    assert!(
+        failed.is_empty(),
+        "{} failed, e.g. {:?}",
+        failed.len(),
+        &failed[..failed.len().min(5)]
+    );
     // AND no environment ran out of memory or came near half of its 128 MB
     let (peaks, out_of_memory) = memory_reports(logs.path());
     assert!(!out_of_memory, "an invocation ran out of memory");

@@ -9,8 +9,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Parser;
-use conduit::passwords::Passwords;
 use conduit::model::Timestamp;
+use conduit::passwords::Passwords;
 use conduit::seed::{generate, Sizes, SEED_PASSWORD};
 use conduit::store::dynamo::{create_tables, BulkLoader, TableNames};
 

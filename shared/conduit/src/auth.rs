@@ -244,10 +244,7 @@ mod tests {
 
     fn headers(authorization: &str) -> HeaderMap {
         let mut headers = HeaderMap::new();
-        headers.insert(
-            http::header::AUTHORIZATION,
-            authorization.parse().unwrap(),
-        );
+        headers.insert(http::header::AUTHORIZATION, authorization.parse().unwrap());
         headers
     }
 

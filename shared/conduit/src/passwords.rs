@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, OnceLock};
 
-use argon2::password_hash::phc::{Output, ParamsString, PasswordHash, Salt};
 use argon2::password_hash::generate_salt;
+use argon2::password_hash::phc::{Output, ParamsString, PasswordHash, Salt};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
 use tokio::sync::oneshot;
 
@@ -111,9 +111,7 @@ impl Passwords {
             runs: self.runs.clone(),
             reply,
         };
-        worker()
-            .send(job)
-            .map_err(|_| PasswordError::WorkerGone)?;
+        worker().send(job).map_err(|_| PasswordError::WorkerGone)?;
         answer.await.map_err(|_| PasswordError::WorkerGone)
     }
 }
@@ -248,7 +246,10 @@ mod tests {
     async fn password_verifies_only_against_its_own_hash() {
         let passwords = Passwords::default();
         let hash = passwords.hash("hunter42").await.unwrap();
-        assert!(hash.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"), "{hash}");
+        assert!(
+            hash.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"),
+            "{hash}"
+        );
         assert!(passwords.verify("hunter42", Some(&hash)).await);
         assert!(!passwords.verify("hunter43", Some(&hash)).await);
         assert!(!passwords.verify("hunter42", Some("not a hash")).await);

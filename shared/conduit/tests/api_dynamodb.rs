@@ -163,7 +163,9 @@ async fn concurrent_registrations_with_one_email_let_exactly_one_win(local: &Loc
     // GIVEN two clients registering the same email at the same time
     let c = &local.client;
     let body = |name: &str| {
-        Some(json!({"user": {"username": name, "email": "same@example.com", "password": "password"}}))
+        Some(
+            json!({"user": {"username": name, "email": "same@example.com", "password": "password"}}),
+        )
     };
     // WHEN both requests run concurrently
     let (a, b) = tokio::join!(

@@ -168,17 +168,26 @@ mod login_timing {
         let passwords = app.passwords.clone();
         let c = Client { app };
         c.register("jake").await;
-        let login = |email: &str| {
-            Some(json!({"user": {"email": email, "password": "not-his-password"}}))
-        };
+        let login =
+            |email: &str| Some(json!({"user": {"email": email, "password": "not-his-password"}}));
         // WHEN a wrong password is given for jake, then any password for nobody
         let before = passwords.runs();
         let wrong = c
-            .call(Method::POST, "/api/users/login", None, login("jake@example.com"))
+            .call(
+                Method::POST,
+                "/api/users/login",
+                None,
+                login("jake@example.com"),
+            )
             .await;
         let between = passwords.runs();
         let unknown = c
-            .call(Method::POST, "/api/users/login", None, login("ghost@example.com"))
+            .call(
+                Method::POST,
+                "/api/users/login",
+                None,
+                login("ghost@example.com"),
+            )
             .await;
         // THEN each costs exactly one Argon2 verification, and the answers are the same
         assert_eq!(between - before, 1);

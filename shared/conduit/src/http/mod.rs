@@ -101,9 +101,7 @@ async fn dispatch(app: &App, id: &Identity, req: &ApiRequest) -> Result<Reply, A
         Route::Unfavorite(slug) => articles::favorite(app, id.required()?, &slug, false).await,
         Route::ListComments(slug) => comments::list(app, id.optional()?, &slug).await,
         Route::AddComment(slug) => comments::add(app, id.required()?, &slug, b).await,
-        Route::DeleteComment(slug, cid) => {
-            comments::delete(app, id.required()?, &slug, &cid).await
-        }
+        Route::DeleteComment(slug, cid) => comments::delete(app, id.required()?, &slug, &cid).await,
         Route::Tags => articles::tags(app).await,
     }
 }

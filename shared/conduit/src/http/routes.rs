@@ -37,18 +37,34 @@ const ROUTES: &[(Method, &str, Make)] = &[
     (Method::GET, "user", |_| Route::CurrentUser),
     (Method::PUT, "user", |_| Route::UpdateUser),
     (Method::GET, "profiles/{}", |p| Route::Profile(p.next())),
-    (Method::POST, "profiles/{}/follow", |p| Route::Follow(p.next())),
-    (Method::DELETE, "profiles/{}/follow", |p| Route::Unfollow(p.next())),
+    (Method::POST, "profiles/{}/follow", |p| {
+        Route::Follow(p.next())
+    }),
+    (Method::DELETE, "profiles/{}/follow", |p| {
+        Route::Unfollow(p.next())
+    }),
     (Method::GET, "articles", |_| Route::ListArticles),
     (Method::POST, "articles", |_| Route::CreateArticle),
     (Method::GET, "articles/feed", |_| Route::Feed),
     (Method::GET, "articles/{}", |p| Route::GetArticle(p.next())),
-    (Method::PUT, "articles/{}", |p| Route::UpdateArticle(p.next())),
-    (Method::DELETE, "articles/{}", |p| Route::DeleteArticle(p.next())),
-    (Method::POST, "articles/{}/favorite", |p| Route::Favorite(p.next())),
-    (Method::DELETE, "articles/{}/favorite", |p| Route::Unfavorite(p.next())),
-    (Method::GET, "articles/{}/comments", |p| Route::ListComments(p.next())),
-    (Method::POST, "articles/{}/comments", |p| Route::AddComment(p.next())),
+    (Method::PUT, "articles/{}", |p| {
+        Route::UpdateArticle(p.next())
+    }),
+    (Method::DELETE, "articles/{}", |p| {
+        Route::DeleteArticle(p.next())
+    }),
+    (Method::POST, "articles/{}/favorite", |p| {
+        Route::Favorite(p.next())
+    }),
+    (Method::DELETE, "articles/{}/favorite", |p| {
+        Route::Unfavorite(p.next())
+    }),
+    (Method::GET, "articles/{}/comments", |p| {
+        Route::ListComments(p.next())
+    }),
+    (Method::POST, "articles/{}/comments", |p| {
+        Route::AddComment(p.next())
+    }),
     (Method::DELETE, "articles/{}/comments/{}", |p| {
         Route::DeleteComment(p.next(), p.next())
     }),
@@ -153,10 +169,26 @@ mod tests {
     #[test]
     fn every_route_of_the_table_is_reachable_with_its_parameters() {
         let cases = [
-            (Method::DELETE, "/api/articles/s/comments/7", Route::DeleteComment("s".into(), "7".into())),
-            (Method::POST, "/api/articles/s/favorite", Route::Favorite("s".into())),
-            (Method::PUT, "/api/articles/s", Route::UpdateArticle("s".into())),
-            (Method::DELETE, "/api/profiles/p/follow", Route::Unfollow("p".into())),
+            (
+                Method::DELETE,
+                "/api/articles/s/comments/7",
+                Route::DeleteComment("s".into(), "7".into()),
+            ),
+            (
+                Method::POST,
+                "/api/articles/s/favorite",
+                Route::Favorite("s".into()),
+            ),
+            (
+                Method::PUT,
+                "/api/articles/s",
+                Route::UpdateArticle("s".into()),
+            ),
+            (
+                Method::DELETE,
+                "/api/profiles/p/follow",
+                Route::Unfollow("p".into()),
+            ),
             (Method::POST, "/api/users/login", Route::Login),
             (Method::PUT, "/api/user", Route::UpdateUser),
         ];

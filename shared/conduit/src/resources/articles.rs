@@ -6,12 +6,12 @@ use crate::app::App;
 use crate::auth::{AuthUser, MaybeAuthUser};
 use crate::error::ApiError;
 use crate::input::{envelope, page, query, Fields};
-use crate::views::ArticleView;
-use crate::resources::Reply;
 use crate::model::{
     slug_base, Article, ArticleChanges, ArticleFilter, ArticlePage, Timestamp, User, UserId,
 };
+use crate::resources::Reply;
 use crate::store::NewArticle;
+use crate::views::ArticleView;
 
 async fn find(app: &App, slug: &str) -> Result<Article, ApiError> {
     app.articles
@@ -112,11 +112,7 @@ pub async fn get(app: &App, viewer: MaybeAuthUser, slug: &str) -> Result<Reply, 
     Ok(Reply::ok(json!({ "article": view })))
 }
 
-pub async fn create(
-    app: &App,
-    AuthUser(caller): AuthUser,
-    body: &[u8],
-) -> Result<Reply, ApiError> {
+pub async fn create(app: &App, AuthUser(caller): AuthUser, body: &[u8]) -> Result<Reply, ApiError> {
     let mut f = Fields::new(envelope(body, "article")?);
     let title = f.required("title");
     let description = f.required("description");

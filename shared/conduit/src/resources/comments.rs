@@ -6,9 +6,9 @@ use crate::app::App;
 use crate::auth::{AuthUser, MaybeAuthUser};
 use crate::error::ApiError;
 use crate::input::{envelope, Fields};
-use crate::views::CommentView;
-use crate::resources::Reply;
 use crate::model::{Article, Timestamp};
+use crate::resources::Reply;
+use crate::views::CommentView;
 
 async fn article(app: &App, slug: &str) -> Result<Article, ApiError> {
     app.articles
@@ -22,9 +22,7 @@ pub async fn list(app: &App, viewer: MaybeAuthUser, slug: &str) -> Result<Reply,
     let article = article(app, slug).await?;
     let comments = app.comments.for_article(&article.id).await?;
     let author_ids: Vec<String> = comments.iter().map(|c| c.author_id.clone()).collect();
-    let authors = app
-        .author_profiles(viewer.id(), &author_ids, &[])
-        .await?;
+    let authors = app.author_profiles(viewer.id(), &author_ids, &[]).await?;
     let views = comments
         .into_iter()
         // A comment whose author vanished is skipped rather than failing the page.
@@ -38,12 +36,7 @@ pub async fn list(app: &App, viewer: MaybeAuthUser, slug: &str) -> Result<Reply,
     Ok(Reply::ok(json!({ "comments": views })))
 }
 
-pub async fn add(
-    app: &App,
-    caller: AuthUser,
-    slug: &str,
-    body: &[u8],
-) -> Result<Reply, ApiError> {
+pub async fn add(app: &App, caller: AuthUser, slug: &str, body: &[u8]) -> Result<Reply, ApiError> {
     let caller = app.user_of(&caller).await?;
     let mut f = Fields::new(envelope(body, "comment")?);
     let text = f.required("body");

@@ -5,9 +5,9 @@ use serde_json::json;
 use crate::app::App;
 use crate::auth::{AuthUser, MaybeAuthUser};
 use crate::error::ApiError;
-use crate::views::ProfileView;
-use crate::resources::Reply;
 use crate::model::User;
+use crate::resources::Reply;
+use crate::views::ProfileView;
 
 async fn find(app: &App, username: &str) -> Result<User, ApiError> {
     app.users
@@ -33,7 +33,11 @@ pub async fn get(app: &App, viewer: MaybeAuthUser, username: &str) -> Result<Rep
     Ok(reply(&user, following))
 }
 
-pub async fn follow(app: &App, AuthUser(caller): AuthUser, username: &str) -> Result<Reply, ApiError> {
+pub async fn follow(
+    app: &App,
+    AuthUser(caller): AuthUser,
+    username: &str,
+) -> Result<Reply, ApiError> {
     let user = find(app, username).await?;
     app.follows.follow(&caller, &user.id).await?;
     Ok(reply(&user, true))

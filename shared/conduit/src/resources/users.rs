@@ -52,7 +52,10 @@ fn profile_text(fields: &mut Fields, field: &str) -> Option<Option<String>> {
 }
 
 async fn hash(app: &App, password: &str) -> Result<String, ApiError> {
-    app.passwords.hash(password).await.map_err(ApiError::internal)
+    app.passwords
+        .hash(password)
+        .await
+        .map_err(ApiError::internal)
 }
 
 /// Register (spec: CreateUser): 201, 409 on a taken username or email

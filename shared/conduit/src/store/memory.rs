@@ -10,8 +10,8 @@ use super::{
     StoreResult, UserStore,
 };
 use crate::model::{
-    email_key, slug_base, slug_fits, Article, ArticleChanges, ArticleFilter, ArticleId, ArticlePage, Comment,
-    Page, Timestamp, User, UserId,
+    email_key, slug_base, slug_fits, Article, ArticleChanges, ArticleFilter, ArticleId,
+    ArticlePage, Comment, Page, Timestamp, User, UserId,
 };
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

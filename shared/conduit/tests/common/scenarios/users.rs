@@ -280,22 +280,41 @@ pub async fn empty_bio_and_image_are_stored_as_null(c: &Client) {
     // GIVEN jake with a bio and an image
     let token = c.register("jake").await;
     let set = json!({"user": {"bio": "I skate", "image": "https://x.io/j.png"}});
-    assert_eq!(c.call(PUT, "/api/user", Some(&token), Some(set)).await.0, 200);
+    assert_eq!(
+        c.call(PUT, "/api/user", Some(&token), Some(set)).await.0,
+        200
+    );
     // WHEN a client clears both with empty strings (a cleared form field)
     let (status, body) = c
-        .call(PUT, "/api/user", Some(&token), Some(json!({"user": {"bio": "", "image": ""}})))
+        .call(
+            PUT,
+            "/api/user",
+            Some(&token),
+            Some(json!({"user": {"bio": "", "image": ""}})),
+        )
         .await;
     // THEN both come back null, and stay null for the user and the profile
     assert_eq!(status, 200, "{body}");
-    assert!(body["user"]["bio"].is_null() && body["user"]["image"].is_null(), "{body}");
+    assert!(
+        body["user"]["bio"].is_null() && body["user"]["image"].is_null(),
+        "{body}"
+    );
     let (_, me) = c.call(GET, "/api/user", Some(&token), None).await;
-    assert!(me["user"]["bio"].is_null() && me["user"]["image"].is_null(), "{me}");
+    assert!(
+        me["user"]["bio"].is_null() && me["user"]["image"].is_null(),
+        "{me}"
+    );
     let (_, profile) = c.call(GET, "/api/profiles/jake", None, None).await;
     assert!(profile["profile"]["bio"].is_null(), "{profile}");
     assert!(profile["profile"]["image"].is_null(), "{profile}");
     // AND null is accepted for both
     let (status, body) = c
-        .call(PUT, "/api/user", Some(&token), Some(json!({"user": {"bio": null, "image": null}})))
+        .call(
+            PUT,
+            "/api/user",
+            Some(&token),
+            Some(json!({"user": {"bio": null, "image": null}})),
+        )
         .await;
     assert_eq!(status, 200, "{body}");
     assert!(body["user"]["bio"].is_null() && body["user"]["image"].is_null());
@@ -308,42 +327,71 @@ pub async fn registration_stores_empty_bio_and_image_as_null(c: &Client) {
         .await;
     // THEN both are null, in the answer and in his profile
     assert_eq!(status, 201, "{body}");
-    assert!(body["user"]["bio"].is_null() && body["user"]["image"].is_null(), "{body}");
+    assert!(
+        body["user"]["bio"].is_null() && body["user"]["image"].is_null(),
+        "{body}"
+    );
     let (_, profile) = c.call(GET, "/api/profiles/jake", None, None).await;
     assert!(profile["profile"]["bio"].is_null() && profile["profile"]["image"].is_null());
 }
 
 async fn register_with_password(c: &Client, name: &str, password: Value) -> (u16, Value) {
-    let body = json!({"user": {"username": name, "email": format!("{name}@x.io"), "password": password}});
+    let body =
+        json!({"user": {"username": name, "email": format!("{name}@x.io"), "password": password}});
     c.call(POST, "/api/users", None, Some(body)).await
 }
 
 pub async fn registration_enforces_the_password_length_policy(c: &Client) {
     // Too short, empty or null: 422 on `password`
-    for (name, password) in [("a", json!("1234567")), ("b", json!("")), ("c", Value::Null)] {
+    for (name, password) in [
+        ("a", json!("1234567")),
+        ("b", json!("")),
+        ("c", Value::Null),
+    ] {
         let (status, body) = register_with_password(c, name, password.clone()).await;
         assert_eq!(status, 422, "{password}: {body}");
-        assert!(body["errors"]["password"][0].is_string(), "{password}: {body}");
+        assert!(
+            body["errors"]["password"][0].is_string(),
+            "{password}: {body}"
+        );
     }
     let (_, body) = register_with_password(c, "d", json!("1234567")).await;
-    assert_eq!(body["errors"]["password"][0], "is too short (minimum is 8 characters)");
+    assert_eq!(
+        body["errors"]["password"][0],
+        "is too short (minimum is 8 characters)"
+    );
     // Longer than the documented bound (256): 422
     let (status, body) = register_with_password(c, "e", json!("x".repeat(257))).await;
     assert_eq!(status, 422);
-    assert_eq!(body["errors"]["password"][0], "is too long (maximum is 256 characters)");
+    assert_eq!(
+        body["errors"]["password"][0],
+        "is too long (maximum is 256 characters)"
+    );
     // 8 characters with no composition rules, and 64 or 256 characters, are accepted
-    for (name, password) in [("f", "aaaaaaaa".to_owned()), ("g", "p".repeat(64)), ("h", "q".repeat(256))] {
+    for (name, password) in [
+        ("f", "aaaaaaaa".to_owned()),
+        ("g", "p".repeat(64)),
+        ("h", "q".repeat(256)),
+    ] {
         let (status, body) = register_with_password(c, name, json!(password)).await;
         assert_eq!(status, 201, "{} chars: {body}", password.len());
     }
     // AND a 64-character password logs in
     let login = json!({"user": {"email": "g@x.io", "password": "p".repeat(64)}});
-    assert_eq!(c.call(POST, "/api/users/login", None, Some(login)).await.0, 200);
+    assert_eq!(
+        c.call(POST, "/api/users/login", None, Some(login)).await.0,
+        200
+    );
 }
 
 pub async fn password_update_enforces_the_same_policy(c: &Client) {
     let token = c.register("jake").await;
-    for password in [json!("short"), json!(""), Value::Null, json!("x".repeat(257))] {
+    for password in [
+        json!("short"),
+        json!(""),
+        Value::Null,
+        json!("x".repeat(257)),
+    ] {
         let body = json!({"user": {"password": password}});
         let (status, answer) = c.call(PUT, "/api/user", Some(&token), Some(body)).await;
         assert_eq!(status, 422, "{password}: {answer}");
@@ -351,7 +399,10 @@ pub async fn password_update_enforces_the_same_policy(c: &Client) {
     }
     // AND the old password still works
     let login = json!({"user": {"email": "jake@example.com", "password": "password-jake"}});
-    assert_eq!(c.call(POST, "/api/users/login", None, Some(login)).await.0, 200);
+    assert_eq!(
+        c.call(POST, "/api/users/login", None, Some(login)).await.0,
+        200
+    );
 }
 
 pub async fn emails_are_unique_case_insensitively_and_shown_as_typed(c: &Client) {
@@ -363,7 +414,12 @@ pub async fn emails_are_unique_case_insensitively_and_shown_as_typed(c: &Client)
     assert_eq!(body["user"]["email"], "Jake.Doe@Example.IO");
     // WHEN he logs in with the email in another case
     let (status, body) = c
-        .call(POST, "/api/users/login", None, Some(json!({"user": {"email": "jake.doe@example.io", "password": "jakejake"}})))
+        .call(
+            POST,
+            "/api/users/login",
+            None,
+            Some(json!({"user": {"email": "jake.doe@example.io", "password": "jakejake"}})),
+        )
         .await;
     // THEN it is the same account, shown as he typed it at registration
     assert_eq!(status, 200, "{body}");
