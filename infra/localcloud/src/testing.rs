@@ -6,11 +6,12 @@ use std::sync::Mutex;
 
 /// The directory holding the workspace's binaries for the running test:
 /// `target/<profile>`, beside the test executable. When one of `required` is
-/// missing there, the workspace is built first (`cargo build --workspace
-/// --all-targets`: the same feature set as `cargo test`, so nothing already
-/// built is rebuilt differently). Binaries are not rebuilt when present:
-/// `scripts/test.sh` builds everything before testing; after editing a
-/// function, build before running a single package's tests.
+/// missing there, the workspace is built first in the test's own profile
+/// (`cargo build [--release] --workspace --all-targets`: the same feature set
+/// as `cargo test`, so nothing already built is rebuilt differently).
+/// Binaries are not rebuilt when present: `scripts/test.sh` builds everything
+/// before testing; after editing a function, build before running a single
+/// package's tests.
 pub fn function_binaries(required: &[&str]) -> PathBuf {
     static BUILD: Mutex<()> = Mutex::new(());
     let dir = std::env::current_exe()
@@ -31,8 +32,12 @@ pub fn function_binaries(required: &[&str]) -> PathBuf {
             dir.display()
         );
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args(["build", "--quiet", "--workspace", "--all-targets"])
+        let mut build = Command::new(cargo);
+        build.args(["build", "--quiet", "--workspace", "--all-targets"]);
+        if dir.ends_with("release") {
+            build.arg("--release");
+        }
+        let status = build
             .current_dir(workspace_root())
             .status()
             .expect("cargo runs");

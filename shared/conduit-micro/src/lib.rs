@@ -74,6 +74,32 @@ impl Service {
     }
 }
 
+/// `CONDUIT_SERVICE` is missing or names no service.
+#[derive(Debug, thiserror::Error)]
+#[error("CONDUIT_SERVICE must be one of users, profiles, articles, comments (got {0:?})")]
+pub struct UnknownService(pub Option<String>);
+
+impl std::str::FromStr for Service {
+    type Err = UnknownService;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Service::ALL
+            .into_iter()
+            .find(|s| s.name() == name)
+            .ok_or_else(|| UnknownService(Some(name.to_owned())))
+    }
+}
+
+impl Service {
+    /// The role of a function of the one `conduit-service` binary, from its
+    /// `CONDUIT_SERVICE` environment variable (set per function by the template).
+    pub fn from_env() -> Result<Self, UnknownService> {
+        std::env::var("CONDUIT_SERVICE")
+            .map_err(|_| UnknownService(None))?
+            .parse()
+    }
+}
+
 impl std::fmt::Display for Service {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
@@ -176,4 +202,21 @@ pub fn compose<T: Transport + 'static>(
         (app.users, app.follows) = prefetch::pair(app.users, app.follows);
     }
     app
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_service_parses_from_its_name_and_nothing_else_does() {
+        for service in Service::ALL {
+            assert_eq!(service.name().parse::<Service>().unwrap(), service);
+        }
+        let err = "Users".parse::<Service>().unwrap_err();
+        assert!(err
+            .to_string()
+            .contains("users, profiles, articles, comments"));
+        assert!(err.to_string().contains("\"Users\""));
+    }
 }

@@ -152,10 +152,18 @@ async fn at_the_cap_the_direct_path_throttles_and_the_queue_path_queues_without_
         lambda["local-OrdersBackendFunction"]["throttles"], throttled as u64,
         "{lambda}"
     );
-    let sqs = cloud.sqs().metrics();
-    let requests = serde_json::to_value(&sqs).unwrap()["queues"]
-        ["arn:aws:sqs:us-east-1:000000000000:local-orders-requests"]
-        .clone();
+    // The event source mapping deletes a message after its invocation returns,
+    // which can be just after the reply reached the caller: wait for it (bounded).
+    let request_queue = || {
+        serde_json::to_value(cloud.sqs().metrics()).unwrap()["queues"]
+            ["arn:aws:sqs:us-east-1:000000000000:local-orders-requests"]
+            .clone()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while request_queue()["messages_deleted"] != 13 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let requests = request_queue();
     assert_eq!(requests["messages_sent"], 13, "{requests}");
     assert_eq!(requests["messages_deleted"], 13, "{requests}");
     assert_eq!(requests["messages_moved_to_dlq"], 0, "{requests}");
