@@ -43,7 +43,10 @@ pub struct MetricsDocument {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProcessMetrics {
+    // `deserialize_with` makes the fields required: `null`, never absent.
+    #[serde(deserialize_with = "Option::deserialize")]
     pub cpu_user_seconds: Option<f64>,
+    #[serde(deserialize_with = "Option::deserialize")]
     pub cpu_system_seconds: Option<f64>,
 }
 
@@ -108,6 +111,15 @@ mod tests {
         value.as_object_mut().unwrap().remove("sqs");
         let err = MetricsDocument::from_value(value).unwrap_err();
         assert!(err.to_string().contains("sqs"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_cpu_is_null_not_absent() {
+        let mut value = serde_json::to_value(MetricsDocument::new()).unwrap();
+        assert!(MetricsDocument::from_value(value.clone()).is_ok());
+        value["process"] = serde_json::json!({"cpu_user_seconds": 1.0});
+        let err = MetricsDocument::from_value(value).unwrap_err();
+        assert!(err.to_string().contains("cpu_system_seconds"), "{err}");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use anyhow::Context;
 
 use crate::cpu::CpuAccount;
 use crate::plan::{self, LoadShape, Mode, ScenarioSpec};
-use crate::pricing::{host_architecture, Pricing};
+use crate::pricing::{host_architecture, log_retention_days, Pricing};
 use crate::recorder::{summarize, time_series, Recorder};
 use crate::results::*;
 use crate::target::{LocalCloudProcess, LocalLaunch};
@@ -66,10 +66,12 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
     if opts.target == TargetKind::Local && template_text.is_empty() {
         anyhow::bail!("cannot read the template {}", opts.template.display());
     }
+    let defaults = template_defaults(&template_text);
+    let retention = log_retention_days(&defaults);
     let ctx = Bench {
-        defaults: template_defaults(&template_text),
+        defaults,
         template_text,
-        pricing: Pricing::load(opts.prices.as_deref(), opts.price_date.clone())?,
+        pricing: Pricing::load(opts.prices.as_deref(), opts.price_date.clone(), retention)?,
         http: reqwest::Client::new(),
         opts,
     };

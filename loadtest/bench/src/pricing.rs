@@ -2,6 +2,7 @@
 //! host's architecture, and at the other one with the durations unchanged
 //! (an estimate), with the dollars per bill heading for the report.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::Context;
@@ -19,8 +20,13 @@ pub struct Pricing {
 }
 
 impl Pricing {
-    /// `--prices FILE` (default: the table built in) and `--price-date`.
-    pub fn load(file: Option<&Path>, price_date: Option<String>) -> anyhow::Result<Self> {
+    /// `--prices FILE` (default: the table built in), `--price-date`, and the
+    /// log groups' retention (`None`: kept forever, storage not priced).
+    pub fn load(
+        file: Option<&Path>,
+        price_date: Option<String>,
+        log_retention_days: Option<f64>,
+    ) -> anyhow::Result<Self> {
         let prices = match file {
             Some(path) => PriceTable::from_path(path)
                 .with_context(|| format!("reading the price table {}", path.display()))?,
@@ -28,6 +34,7 @@ impl Pricing {
         };
         let options = CostOptions {
             price_date,
+            log_retention_days,
             ..CostOptions::default()
         };
         // A missing price fails before any load is generated, not after the first run.
@@ -89,6 +96,15 @@ impl Pricing {
     }
 }
 
+/// The template parameter that sets every function's log group retention.
+pub const RETENTION_PARAMETER: &str = "LogRetentionInDays";
+
+/// The log retention the template deploys, from its parameters in effect;
+/// `None` when it sets none (Lambda's own log groups keep events forever).
+pub fn log_retention_days(parameters: &BTreeMap<String, String>) -> Option<f64> {
+    parameters.get(RETENTION_PARAMETER)?.parse().ok()
+}
+
 /// Lambda's name for the architecture this bench runs on: the functions'
 /// billed durations were measured here.
 pub fn host_architecture() -> &'static str {
@@ -113,10 +129,17 @@ mod tests {
 
     #[test]
     fn an_unknown_price_date_fails_before_any_run() {
-        let err = Pricing::load(None, Some("2001-01-01".into()))
+        let err = Pricing::load(None, Some("2001-01-01".into()), None)
             .err()
             .unwrap();
         assert!(format!("{err:#}").contains("2001-01-01"), "{err:#}");
+    }
+
+    #[test]
+    fn retention_comes_from_the_templates_parameter() {
+        let params: BTreeMap<String, String> = [(RETENTION_PARAMETER.into(), "30".into())].into();
+        assert_eq!(log_retention_days(&params), Some(30.0));
+        assert_eq!(log_retention_days(&BTreeMap::new()), None);
     }
 
     #[test]
@@ -124,9 +147,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("prices.csv");
         std::fs::write(&file, costmodel::DEFAULT_PRICES_CSV).unwrap();
-        assert!(Pricing::load(Some(&file), None).is_ok());
+        assert!(Pricing::load(Some(&file), None, None).is_ok());
         std::fs::write(&file, "# version: x\nregion\n").unwrap();
-        let err = Pricing::load(Some(&file), None).err().unwrap();
+        let err = Pricing::load(Some(&file), None, None).err().unwrap();
         assert!(format!("{err:#}").contains("prices.csv"), "{err:#}");
     }
 
@@ -150,7 +173,7 @@ mod tests {
         };
         usage.api_gateway.http_requests = 100.0;
         // WHEN priced as measured on x86_64
-        let pricing = Pricing::load(None, None).unwrap();
+        let pricing = Pricing::load(None, None, Some(14.0)).unwrap();
         let figures = pricing.price(&usage, 80, "x86_64").unwrap();
         // THEN the figures are x86_64's, arm64 is the estimate, and cheaper
         assert_eq!(figures.architecture, "x86_64");

@@ -144,7 +144,7 @@ pub fn record(spec: &ScenarioSpec, variant: &str, ok_latency: f64, failures: usi
     let s = samples(ok_latency, failures);
     let summary = summarize(&s, 10.0);
     let (metering, usage) = metering_and_usage(variant, summary.requests);
-    let cost = Pricing::load(None, None)
+    let cost = Pricing::load(None, None, Some(costmodel::DEFAULT_LOG_RETENTION_DAYS))
         .and_then(|p| p.price(&usage, summary.successes, "x86_64"))
         .expect("the test usage prices");
     RunRecord {
