@@ -13,7 +13,7 @@ use tokio::net::TcpListener;
 
 use crate::config::{ConfigError, HttpApiConfig, DEFAULT_STAGE, MAX_INTEGRATION_TIMEOUT};
 use crate::event::{build_event, new_request_id, EventContext};
-use crate::metrics::{ApiMetrics, Outcome};
+use crate::metrics::{ApiMetrics, Meter, Outcome};
 use crate::response::{gateway_error, map_response};
 use crate::routes::RouteTable;
 use localcloud_core::context::DEFAULT_ACCOUNT;
@@ -178,12 +178,9 @@ impl Handler for HttpApi {
         if let Ok(value) = HeaderValue::from_str(&request_id) {
             response.headers_mut().insert("apigw-requestid", value);
         }
-        self.metrics.lock().record(
-            request.body().len(),
-            response.body().len(),
-            response.status().as_u16(),
-            outcome,
-        );
+        self.metrics
+            .lock()
+            .record(request.body().len(), &response, outcome);
         response
     }
 }

@@ -1,69 +1,32 @@
-//! What one HTTP API would put on the bill, and why requests failed.
+//! What one HTTP API would put on the bill, and why requests failed. The
+//! counters are the metrics contract's [`ApiMetrics`]; the rules that fill
+//! them are here.
 
-use std::collections::BTreeMap;
-
-use serde::Serialize;
+use http::header::{CONTENT_LENGTH, DATE};
+use localcloud_core::HttpResponse;
+pub use localcloud_metrics::{ApiMetrics, ApiOutcome as Outcome};
 
 /// HTTP APIs meter requests in 512 KB increments: a 1.2 MB request counts 3.
 pub const METERING_INCREMENT_BYTES: u64 = 512 * 1024;
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ApiMetrics {
-    pub api: String,
-    pub api_id: String,
-    /// Requests received, whatever their outcome (AWS bills 4xx/5xx too,
-    /// except authorizer and throttling rejections, which we do not emulate).
-    pub requests: u64,
-    /// Requests as billed: one per started 512 KB of request body.
-    pub metered_requests: u64,
-    pub request_bytes: u64,
-    pub response_bytes: u64,
-    /// Lambda invocations attempted (throttled ones included).
-    pub invocations: u64,
-    pub function_errors: u64,
-    pub malformed_responses: u64,
-    pub throttled: u64,
-    pub timeouts: u64,
-    /// Response count per status code.
-    pub statuses: BTreeMap<u16, u64>,
+/// `date: Tue, 01 Dec 2026 17:00:00 GMT\r\n`: the server adds it on the way out.
+const DATE_HEADER_BYTES: u64 = "date: ".len() as u64 + 29 + 2;
+
+/// The rules that fill an API's counters.
+pub trait Meter {
+    fn record(&mut self, request_bytes: usize, response: &HttpResponse, outcome: Outcome);
+    fn reset(&mut self);
 }
 
-/// How one request ended, for the counters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// Rejected before any invocation (no route, too large).
-    Rejected,
-    Responded,
-    FunctionError,
-    Malformed,
-    Throttled,
-    TimedOut,
-    IntegrationFailed,
-}
-
-impl ApiMetrics {
-    pub fn new(api: &str, api_id: &str) -> Self {
-        Self {
-            api: api.to_string(),
-            api_id: api_id.to_string(),
-            ..Self::default()
-        }
-    }
-
-    pub fn record(
-        &mut self,
-        request_bytes: usize,
-        response_bytes: usize,
-        status: u16,
-        outcome: Outcome,
-    ) {
+impl Meter for ApiMetrics {
+    fn record(&mut self, request_bytes: usize, response: &HttpResponse, outcome: Outcome) {
         let request_bytes = request_bytes as u64;
         self.requests += 1;
         self.metered_requests += request_bytes.div_ceil(METERING_INCREMENT_BYTES).max(1);
         self.request_bytes += request_bytes;
-        self.response_bytes += response_bytes as u64;
-        *self.statuses.entry(status).or_default() += 1;
+        self.response_bytes += response.body().len() as u64;
+        self.data_transfer_out_bytes += wire_bytes(response);
+        *self.statuses.entry(response.status().as_u16()).or_default() += 1;
         if outcome != Outcome::Rejected {
             self.invocations += 1;
         }
@@ -76,21 +39,53 @@ impl ApiMetrics {
         }
     }
 
-    pub fn reset(&mut self) {
+    fn reset(&mut self) {
         *self = Self::new(&self.api, &self.api_id);
     }
+}
+
+/// Bytes of a response as HTTP/1.1 puts it on the wire: status line, headers
+/// (with the `content-length` and `date` the server adds), blank line, body.
+/// API Gateway bills data transfer out at EC2 rates on what leaves AWS
+/// (https://aws.amazon.com/api-gateway/pricing/); TLS framing is not counted.
+pub fn wire_bytes(response: &HttpResponse) -> u64 {
+    let status = response.status();
+    let reason = status.canonical_reason().unwrap_or("");
+    // "HTTP/1.1 200 OK\r\n"
+    let mut bytes = ("HTTP/1.1 ".len() + 3 + 1 + reason.len() + 2) as u64;
+    for (name, value) in response.headers() {
+        bytes += (name.as_str().len() + 2 + value.len() + 2) as u64;
+    }
+    let body = response.body().len() as u64;
+    if !response.headers().contains_key(CONTENT_LENGTH) {
+        bytes += ("content-length: ".len() + body.to_string().len() + 2) as u64;
+    }
+    if !response.headers().contains_key(DATE) {
+        bytes += DATE_HEADER_BYTES;
+    }
+    bytes + 2 + body
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bytes::Bytes;
+
+    fn response(status: u16, body: &'static str) -> HttpResponse {
+        http::Response::builder()
+            .status(status)
+            .header("content-type", "application/json")
+            .body(Bytes::from_static(body.as_bytes()))
+            .unwrap()
+    }
 
     #[test]
     fn large_requests_are_metered_per_started_512_kb() {
         let mut m = ApiMetrics::new("Api", "abc");
-        m.record(0, 10, 200, Outcome::Responded);
-        m.record(512 * 1024, 10, 200, Outcome::Responded);
-        m.record(512 * 1024 + 1, 10, 200, Outcome::Responded);
+        let ok = response(200, "0123456789");
+        m.record(0, &ok, Outcome::Responded);
+        m.record(512 * 1024, &ok, Outcome::Responded);
+        m.record(512 * 1024 + 1, &ok, Outcome::Responded);
         assert_eq!(m.requests, 3);
         assert_eq!(m.metered_requests, 1 + 1 + 2);
         assert_eq!(m.response_bytes, 30);
@@ -99,13 +94,31 @@ mod tests {
     #[test]
     fn rejected_requests_count_but_invoke_nothing() {
         let mut m = ApiMetrics::new("Api", "abc");
-        m.record(5, 23, 404, Outcome::Rejected);
-        m.record(5, 35, 503, Outcome::TimedOut);
+        m.record(5, &response(404, "{}"), Outcome::Rejected);
+        m.record(5, &response(503, "{}"), Outcome::TimedOut);
         assert_eq!(m.requests, 2);
         assert_eq!(m.invocations, 1);
         assert_eq!(m.timeouts, 1);
         assert_eq!(m.statuses[&404], 1);
         m.reset();
         assert_eq!(m, ApiMetrics::new("Api", "abc"));
+    }
+
+    #[test]
+    fn data_transfer_out_counts_status_line_headers_and_body() {
+        // GIVEN a 10-byte JSON response
+        let ok = response(200, "0123456789");
+        // WHEN it is metered
+        let mut m = ApiMetrics::new("Api", "abc");
+        m.record(0, &ok, Outcome::Responded);
+        // THEN it counts every byte the client receives, written out by hand
+        let wire = "HTTP/1.1 200 OK\r\n\
+                    content-type: application/json\r\n\
+                    content-length: 10\r\n\
+                    date: Tue, 01 Dec 2026 17:00:00 GMT\r\n\
+                    \r\n\
+                    0123456789";
+        assert_eq!(m.data_transfer_out_bytes, wire.len() as u64);
+        assert_eq!(wire.len(), 118);
     }
 }

@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 
 use parking_lot::Mutex;
-use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::schema::TableDef;
@@ -157,19 +156,7 @@ impl ReturnCapacity {
     }
 }
 
-/// Counters of one table since start or the last reset.
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
-pub struct TableMetrics {
-    pub read_units: f64,
-    pub write_units: f64,
-    /// Requests by operation name (a batch or transaction counts once per table).
-    pub requests: BTreeMap<String, u64>,
-}
-
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
-pub struct DynamoDbMetrics {
-    pub tables: BTreeMap<String, TableMetrics>,
-}
+pub use localcloud_metrics::{DynamoDbMetrics, TableMetrics};
 
 #[derive(Default)]
 pub struct MetricsRecorder {

@@ -41,7 +41,7 @@ impl EsmHandle {
     }
 
     pub fn reset_metrics(&self) {
-        self.shared.metrics.lock().reset();
+        metrics::reset(&mut self.shared.metrics.lock());
     }
 
     /// Stops polling; batches being processed are settled first.
@@ -123,7 +123,7 @@ async fn supervise(shared: Arc<Shared>, mut stop: watch::Receiver<bool>) {
             _ = stop.wait_for(|s| *s) => break,
         }
         let now = shared.metrics.lock().clone();
-        scaler.tick(now.activity_since(&last), SCALING_INTERVAL);
+        scaler.tick(metrics::activity_since(&now, &last), SCALING_INTERVAL);
         last = now;
     }
     while pollers.join_next().await.is_some() {}

@@ -1,67 +1,27 @@
 //! What a mapping costs and did: SQS requests (receives are billed, empty
 //! ones too), Lambda invocations, and how batches ended.
 
-use serde::Serialize;
-
 use crate::scaling::Activity;
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct EsmMetrics {
-    pub function: String,
-    pub queue_arn: String,
-    /// `ReceiveMessage` calls, each a billed SQS request.
-    pub receive_calls: u64,
-    pub empty_receives: u64,
-    /// Receives that returned fewer messages than asked for, and receives
-    /// that had to wait for messages: the signs that there is no backlog.
-    pub short_receives: u64,
-    pub waited_receives: u64,
-    pub received_messages: u64,
-    /// Batches handed to the function, and the messages in them.
-    pub batches: u64,
-    pub messages: u64,
-    /// Invoke calls, each a billed Lambda request when it is not throttled.
-    pub invocations: u64,
-    pub function_errors: u64,
-    pub throttled_invokes: u64,
-    pub invoke_errors: u64,
-    /// Messages a partial batch response reported as failed.
-    pub reported_failures: u64,
-    /// `DeleteMessageBatch` calls (billed) and the messages they deleted.
-    pub delete_calls: u64,
-    pub deleted_messages: u64,
-    /// Current concurrency target (concurrent batches allowed).
-    pub pollers: u64,
-    pub max_concurrent_invocations: u64,
+pub use localcloud_metrics::EsmMetrics;
+
+/// Zeroes the counters of a reset; the poller count is a level, not a counter.
+pub fn reset(metrics: &mut EsmMetrics) {
+    let pollers = metrics.pollers;
+    *metrics = EsmMetrics::new(&metrics.function, &metrics.queue_arn);
+    metrics.pollers = pollers;
 }
 
-impl EsmMetrics {
-    pub fn new(function: &str, queue_arn: &str) -> Self {
-        Self {
-            function: function.to_string(),
-            queue_arn: queue_arn.to_string(),
-            ..Self::default()
-        }
-    }
-
-    pub fn reset(&mut self) {
-        let pollers = self.pollers;
-        *self = Self::new(&self.function, &self.queue_arn);
-        self.pollers = pollers;
-    }
-
-    /// Activity since `earlier`, for the scaler. Resets in between read as
-    /// no activity rather than wrapping.
-    pub fn activity_since(&self, earlier: &EsmMetrics) -> Activity {
-        Activity {
-            batches: self.batches.saturating_sub(earlier.batches),
-            empty_receives: self.empty_receives.saturating_sub(earlier.empty_receives),
-            short_receives: self.short_receives.saturating_sub(earlier.short_receives),
-            waited_receives: self.waited_receives.saturating_sub(earlier.waited_receives),
-            throttles: self
-                .throttled_invokes
-                .saturating_sub(earlier.throttled_invokes),
-        }
+/// Activity of `now` since `earlier`, for the scaler. Resets in between read
+/// as no activity rather than wrapping.
+pub fn activity_since(s: &EsmMetrics, earlier: &EsmMetrics) -> Activity {
+    Activity {
+        batches: s.batches.saturating_sub(earlier.batches),
+        empty_receives: s.empty_receives.saturating_sub(earlier.empty_receives),
+        short_receives: s.short_receives.saturating_sub(earlier.short_receives),
+        waited_receives: s.waited_receives.saturating_sub(earlier.waited_receives),
+        throttles: s
+            .throttled_invokes
+            .saturating_sub(earlier.throttled_invokes),
     }
 }

@@ -402,5 +402,5 @@ async fn metrics_reset_keeps_the_pollers() {
     assert_eq!(metrics.deleted_messages, 0);
     assert_eq!(metrics.pollers, 5);
     let json = serde_json::to_value(&metrics).unwrap();
-    assert_eq!(json["queueArn"], ARN);
+    assert_eq!(json["queue_arn"], ARN);
 }

@@ -4,8 +4,6 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde::Serialize;
-
 /// The whole Lambda service of one local cloud (one account, one region).
 #[derive(Debug, Clone)]
 pub struct LambdaConfig {
@@ -54,23 +52,7 @@ impl Default for LambdaConfig {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
-pub enum Architecture {
-    #[default]
-    #[serde(rename = "x86_64")]
-    X86_64,
-    #[serde(rename = "arm64")]
-    Arm64,
-}
-
-impl Architecture {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::X86_64 => "x86_64",
-            Self::Arm64 => "arm64",
-        }
-    }
-}
+pub use localcloud_metrics::Architecture;
 
 /// One function: its binary plays the part of `bootstrap` in `provided.al2023`.
 #[derive(Debug, Clone)]

@@ -76,7 +76,7 @@ impl Environment {
     ) -> Result<(Self, Duration), InitFailure> {
         let runtime = RuntimeApi::bind().await.map_err(InitFailure::Spawn)?;
         let started = Instant::now();
-        let mut child = command(function, service, &runtime.address, log)
+        let mut child = command(function, service, &runtime.address)
             .spawn()
             .map_err(InitFailure::Spawn)?;
         if let Some(stdout) = child.stdout.take() {
@@ -214,12 +214,7 @@ impl Environment {
     }
 }
 
-fn command(
-    function: &FunctionConfig,
-    service: &LambdaConfig,
-    runtime_api: &str,
-    log: &FunctionLog,
-) -> Command {
+fn command(function: &FunctionConfig, service: &LambdaConfig, runtime_api: &str) -> Command {
     // The process runs in the binary's directory (LAMBDA_TASK_ROOT), so a
     // relative path is resolved against ours first.
     let binary = std::fs::canonicalize(&function.binary)
@@ -242,14 +237,8 @@ fn command(
         .current_dir(&task_root)
         .stdin(Stdio::null())
         .kill_on_drop(true);
-    let output = || {
-        if log.is_enabled() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        }
-    };
-    command.stdout(output()).stderr(output());
+    // Always piped: every line is metered as CloudWatch would ingest it.
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
     command
 }
 

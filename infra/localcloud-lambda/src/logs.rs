@@ -1,21 +1,42 @@
-//! One log file per function (`<dir>/<function>.log`), standing in for its
-//! CloudWatch log group: the processes' stdout and stderr plus the platform's
-//! START, END and REPORT lines.
+//! One log per function, standing in for its CloudWatch log group: the
+//! processes' stdout and stderr plus the platform's START, END and REPORT
+//! lines. Every line is metered as CloudWatch ingests it; with a log
+//! directory it is also appended to `<dir>/<function>.log`.
 
 use std::io::Write;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
+/// CloudWatch Logs counts each event's UTF-8 message plus 26 bytes
+/// (https://docs.aws.amazon.com/AmazonCloudWatchLogs/latest/APIReference/API_PutLogEvents.html),
+/// and ingestion is billed on that size.
+pub const EVENT_OVERHEAD_BYTES: u64 = 26;
+
+/// Ingested size of one line: Lambda sends each line of a custom runtime's
+/// output, and each platform line, as one event whose message keeps the
+/// line's terminating newline.
+pub fn event_bytes(line: &str) -> u64 {
+    line.len() as u64 + 1 + EVENT_OVERHEAD_BYTES
+}
+
 #[derive(Clone, Default)]
 pub struct FunctionLog {
     file: Option<Arc<Mutex<std::fs::File>>>,
+    ingested: Arc<Ingested>,
+}
+
+#[derive(Default)]
+struct Ingested {
+    events: AtomicU64,
+    bytes: AtomicU64,
 }
 
 impl FunctionLog {
-    /// Appends to `<dir>/<function>.log`; with no directory, lines are dropped.
+    /// Appends to `<dir>/<function>.log`; with no directory, lines are only metered.
     pub fn open(dir: Option<&Path>, function: &str) -> std::io::Result<Self> {
         let Some(dir) = dir else {
             return Ok(Self::default());
@@ -27,19 +48,36 @@ impl FunctionLog {
             .open(dir.join(format!("{function}.log")))?;
         Ok(Self {
             file: Some(Arc::new(Mutex::new(file))),
+            ingested: Arc::default(),
         })
     }
 
-    pub fn is_enabled(&self) -> bool {
-        self.file.is_some()
-    }
-
-    pub fn line(&self, line: &str) {
+    /// Writes (and meters) one event per line of `text`.
+    pub fn line(&self, text: &str) {
+        for line in text.split('\n') {
+            self.ingested.events.fetch_add(1, Ordering::Relaxed);
+            self.ingested
+                .bytes
+                .fetch_add(event_bytes(line), Ordering::Relaxed);
+        }
         if let Some(file) = &self.file {
             let mut file = file.lock();
             // A full disk must not fail an invocation; the line is lost.
-            let _ = writeln!(file, "{line}");
+            let _ = writeln!(file, "{text}");
         }
+    }
+
+    /// Events and bytes CloudWatch would have ingested since the last reset.
+    pub fn ingested(&self) -> (u64, u64) {
+        (
+            self.ingested.events.load(Ordering::Relaxed),
+            self.ingested.bytes.load(Ordering::Relaxed),
+        )
+    }
+
+    pub fn reset_metering(&self) {
+        self.ingested.events.store(0, Ordering::Relaxed);
+        self.ingested.bytes.store(0, Ordering::Relaxed);
     }
 
     /// Copies a process's output line by line until it closes.
@@ -72,5 +110,18 @@ mod tests {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         let text = std::fs::read_to_string(dir.path().join("orders.log")).unwrap();
         assert_eq!(text, "START RequestId: 1 Version: $LATEST\nhello\nworld\n");
+    }
+
+    #[test]
+    fn each_line_is_one_event_of_its_bytes_plus_newline_plus_26() {
+        // GIVEN a log without a file
+        let log = FunctionLog::open(None, "orders").unwrap();
+        // WHEN a platform line and a two-line write are logged
+        log.line("END RequestId: 1");
+        log.line("a\nbé");
+        // THEN three events: 16 + 1 + 26, 1 + 1 + 26, 3 (é is 2 bytes) + 1 + 26
+        assert_eq!(log.ingested(), (3, 43 + 28 + 30));
+        log.reset_metering();
+        assert_eq!(log.ingested(), (0, 0));
     }
 }

@@ -7,8 +7,6 @@ use chrono::{DateTime, Utc};
 use parking_lot::Mutex;
 use serde::Serialize;
 
-use crate::config::Architecture;
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
@@ -89,59 +87,25 @@ pub fn billed_ms(duration_ms: f64, init_ms: Option<f64>) -> u64 {
     (duration_ms + init_ms.unwrap_or(0.0)).ceil().max(1.0) as u64
 }
 
-/// Totals for one function since start or the last reset.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct FunctionMetrics {
-    pub memory_mb: u32,
-    pub architecture: Architecture,
-    /// Invocations that ran (throttles excluded, as in CloudWatch).
-    pub invocations: u64,
-    /// Function errors, timeouts, crashes and init failures.
-    pub errors: u64,
-    pub throttles: u64,
-    pub timeouts: u64,
-    pub crashes: u64,
-    pub cold_starts: u64,
-    pub duration_ms: f64,
-    pub billed_ms: u64,
-    pub init_ms: f64,
-    pub gb_seconds: f64,
-    /// User + system CPU time of the function's processes, live and exited.
-    pub cpu_ms: f64,
-    pub concurrent_executions: u32,
-    pub peak_concurrent_executions: u32,
-    /// Execution environments alive now (busy or warm).
-    pub environments: usize,
-}
+pub use localcloud_metrics::{FunctionMetrics, LambdaMetrics};
 
-impl FunctionMetrics {
-    fn add(&mut self, record: &InvocationRecord) {
-        if record.outcome == Outcome::Throttled {
-            self.throttles += 1;
-            return;
-        }
-        self.invocations += 1;
-        self.errors += u64::from(record.outcome.is_error());
-        self.timeouts += u64::from(record.outcome == Outcome::Timeout);
-        self.crashes += u64::from(record.outcome == Outcome::Crash);
-        if let Some(init) = record.init_duration_ms {
-            self.cold_starts += 1;
-            self.init_ms += init;
-        }
-        self.duration_ms += record.duration_ms;
-        self.billed_ms += record.billed_ms;
-        self.gb_seconds += record.gb_seconds();
+/// Adds one invocation to a function's totals.
+fn add(totals: &mut FunctionMetrics, record: &InvocationRecord) {
+    if record.outcome == Outcome::Throttled {
+        totals.throttles += 1;
+        return;
     }
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct LambdaMetrics {
-    pub account_concurrency_limit: u32,
-    /// Oldest records dropped to stay within `LambdaConfig::max_records`.
-    pub dropped_records: u64,
-    pub concurrent_executions: u32,
-    pub peak_concurrent_executions: u32,
-    pub functions: BTreeMap<String, FunctionMetrics>,
+    totals.invocations += 1;
+    totals.errors += u64::from(record.outcome.is_error());
+    totals.timeouts += u64::from(record.outcome == Outcome::Timeout);
+    totals.crashes += u64::from(record.outcome == Outcome::Crash);
+    if let Some(init) = record.init_duration_ms {
+        totals.cold_starts += 1;
+        totals.init_ms += init;
+    }
+    totals.duration_ms += record.duration_ms;
+    totals.billed_ms += record.billed_ms;
+    totals.gb_seconds += record.gb_seconds();
 }
 
 /// The latest records (at most `max_records`, so long load tests do not
@@ -168,11 +132,10 @@ impl Meter {
 
     pub fn record(&self, record: InvocationRecord) {
         let mut state = self.inner.lock();
-        state
-            .totals
-            .entry(record.function.clone())
-            .or_default()
-            .add(&record);
+        add(
+            state.totals.entry(record.function.clone()).or_default(),
+            &record,
+        );
         state.records.push_back(record);
         while state.records.len() > self.max_records {
             state.records.pop_front();

@@ -102,7 +102,10 @@ impl LambdaService {
             .iter()
             .map(|(name, function)| {
                 let usage = inner.concurrency.function(name);
+                let (log_events, log_bytes) = function.log.ingested();
                 let metrics = FunctionMetrics {
+                    log_events,
+                    log_bytes,
                     memory_mb: function.config.memory_mb,
                     architecture: function.config.architecture,
                     cpu_ms: function.cpu_ms(),
@@ -128,6 +131,7 @@ impl LambdaService {
         self.inner.concurrency.reset_peaks();
         for function in self.inner.functions.values() {
             function.reset_cpu();
+            function.log.reset_metering();
         }
     }
 

@@ -116,3 +116,35 @@ async fn totals_add_up_billed_time_and_gb_seconds() {
     assert_eq!(json["functions"]["sleep"]["invocations"], 3);
     service.shutdown().await;
 }
+
+#[tokio::test]
+async fn log_bytes_are_every_line_as_cloudwatch_ingests_it() {
+    // GIVEN a function that prints known lines, with no log directory
+    let service = start(config(vec![function("print", "print-lines")]));
+
+    // WHEN it is invoked once, printing two lines to stdout and one to stderr
+    let payload = json!({"stdout": ["hello", "wörld"], "stderr": ["oops"]});
+    let response = invoke(&service, "print", payload).await.unwrap();
+
+    // THEN six events are ingested: START, the three lines, END and REPORT,
+    // each its UTF-8 message (newline kept) plus 26 bytes
+    let id = &response.request_id;
+    let report = service.records().pop().unwrap().report_line();
+    let start_line = 17 + 36 + 17; // "START RequestId: " + uuid + " Version: $LATEST"
+    assert_eq!(
+        format!("START RequestId: {id} Version: $LATEST").len(),
+        start_line
+    );
+    let end_line = 15 + 36; // "END RequestId: " + uuid
+    let printed = (5 + 1 + 26) + (6 + 1 + 26) + (4 + 1 + 26); // "wörld" is 6 bytes
+    let expected = (start_line + 1 + 26) + printed + (end_line + 1 + 26) + (report.len() + 1 + 26);
+    assert!(eventually(|| service.metrics().functions["print"].log_events >= 6).await);
+    let metrics = &service.metrics().functions["print"];
+    assert_eq!(metrics.log_events, 6);
+    assert_eq!(metrics.log_bytes, expected as u64);
+
+    // AND a reset zeroes them
+    service.reset_metrics();
+    assert_eq!(service.metrics().functions["print"].log_bytes, 0);
+    service.shutdown().await;
+}

@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::Mutex;
-use serde::Serialize;
 
 pub const BILLING_CHUNK: usize = 64 * 1024;
 
@@ -80,32 +79,7 @@ impl QueueCounters {
     }
 }
 
-/// What the cost model reads: billed requests and message flow per queue.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct SqsMetrics {
-    /// Sum of `billed_requests` over all queues plus unattributed calls.
-    pub billed_requests: u64,
-    /// Calls that named no existing queue (ListQueues, failed lookups).
-    pub unattributed_requests: u64,
-    /// By queue ARN.
-    pub queues: BTreeMap<String, QueueMetrics>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct QueueMetrics {
-    /// False once the queue was deleted (its counters are kept).
-    pub exists: bool,
-    pub billed_requests: u64,
-    /// Calls per operation name (`SendMessageBatch`, ...), successful or not.
-    pub api_calls: BTreeMap<String, u64>,
-    pub messages_sent: u64,
-    pub messages_received: u64,
-    pub messages_deleted: u64,
-    pub messages_moved_to_dlq: u64,
-    pub approximate_number_of_messages: u64,
-    pub approximate_number_of_messages_not_visible: u64,
-    pub approximate_number_of_messages_delayed: u64,
-}
+pub use localcloud_metrics::{QueueMetrics, SqsMetrics};
 
 #[cfg(test)]
 mod tests {

@@ -43,7 +43,6 @@ const RESOURCE_IGNORED: &[&str] = &[
 /// Types the local cloud does not need to create: nothing the functions do
 /// depends on them (IAM is read from `Policies`).
 const IGNORED_TYPES: &[&str] = &[
-    "AWS::Logs::LogGroup",
     "AWS::CloudWatch::Alarm",
     "AWS::CloudWatch::Dashboard",
     "AWS::IAM::Role",
@@ -52,6 +51,10 @@ const IGNORED_TYPES: &[&str] = &[
     "AWS::SQS::QueuePolicy",
     "AWS::Lambda::Permission",
 ];
+
+/// Types accepted without a word: a log group stands for the function log
+/// the local cloud keeps itself (`--log-dir`), where retention does not apply.
+const SILENT_TYPES: &[&str] = &["AWS::Logs::LogGroup"];
 
 /// One resource as declared (only those whose `Condition` holds).
 pub(crate) struct Decl<'t> {
@@ -258,7 +261,7 @@ fn declarations<'t>(root: &'t Node, scope: &Scope, diags: &mut Diags) -> Vec<Dec
                     ty_line,
                     format!("{ty} is not created locally"),
                 );
-            } else {
+            } else if !SILENT_TYPES.contains(&ty) {
                 let m = format!("resource type {ty} is not supported locally");
                 diags.error(&at.child("Type"), ty_line, m);
             }

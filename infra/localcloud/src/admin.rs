@@ -8,6 +8,7 @@ use bytes::Bytes;
 use http::{Method, StatusCode};
 use localcloud_core::{HttpRequest, HttpResponse, PathService};
 use localcloud_dynamodb::DynamoDb;
+use localcloud_metrics::{MetricsDocument, ProcessMetrics};
 use localcloud_sqs::SqsService;
 
 use crate::Stack;
@@ -33,20 +34,21 @@ impl Admin {
     }
 
     /// Every counter the cost model and the bench driver read, in one document.
-    pub fn metrics(&self) -> serde_json::Value {
-        let mut metrics = json!({
-            "dynamodb": self.dynamodb.metrics(),
-            "sqs": self.sqs.metrics(),
-            "process": process_cpu(),
-        });
+    pub fn metrics(&self) -> MetricsDocument {
+        let cpu = read_own_cpu_seconds();
+        let mut doc = MetricsDocument {
+            dynamodb: self.dynamodb.metrics(),
+            sqs: self.sqs.metrics(),
+            process: ProcessMetrics {
+                cpu_user_seconds: cpu.map(|(user, _)| user),
+                cpu_system_seconds: cpu.map(|(_, system)| system),
+            },
+            ..MetricsDocument::new()
+        };
         if let Some(stack) = &self.stack {
-            if let (Some(all), serde_json::Value::Object(app)) =
-                (metrics.as_object_mut(), stack.metrics())
-            {
-                all.extend(app);
-            }
+            stack.fill_metrics(&mut doc);
         }
-        metrics
+        doc
     }
 
     /// Zeroes every counter (capacity units, SQS requests, invocations...);
@@ -73,7 +75,7 @@ impl PathService for Admin {
                 json!({"status": "ok", "uptimeSeconds": self.started.elapsed().as_secs_f64(),
                        "services": ["dynamodb", "sqs"]}),
             ),
-            (&Method::GET, "metrics") => json_response(StatusCode::OK, self.metrics()),
+            (&Method::GET, "metrics") => json_text(StatusCode::OK, self.metrics().to_json()),
             (&Method::POST, "reset") => {
                 self.reset();
                 json_response(StatusCode::OK, json!({"reset": true}))
@@ -92,21 +94,18 @@ impl PathService for Admin {
 }
 
 fn json_response(status: StatusCode, body: serde_json::Value) -> HttpResponse {
+    json_text(status, body.to_string())
+}
+
+fn json_text(status: StatusCode, body: String) -> HttpResponse {
     http::Response::builder()
         .status(status)
         .header("content-type", "application/json")
-        .body(Bytes::from(body.to_string()))
+        .body(Bytes::from(body))
         .expect("static response parts are valid")
 }
 
 /// CPU seconds this process has used (user, system), from /proc on Linux.
-fn process_cpu() -> serde_json::Value {
-    match read_own_cpu_seconds() {
-        Some((user, system)) => json!({"cpuUserSeconds": user, "cpuSystemSeconds": system}),
-        None => json!({}),
-    }
-}
-
 pub(crate) fn read_own_cpu_seconds() -> Option<(f64, f64)> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
     // Fields after the parenthesised command name; utime and stime are 14 and 15.

@@ -14,6 +14,7 @@ use localcloud_core::RequestContext;
 use localcloud_dynamodb::DynamoDb;
 use localcloud_esm::{EsmConfig, EsmHandle};
 use localcloud_lambda::{Architecture, FunctionConfig, LambdaConfig, LambdaService};
+use localcloud_metrics::MetricsDocument;
 use localcloud_sqs::SqsService;
 use localcloud_template::{Application, ResolveContext};
 use parking_lot::Mutex;
@@ -206,25 +207,29 @@ impl Stack {
         })
     }
 
-    pub fn metrics(&self) -> Value {
+    /// The application's sections of the metrics document.
+    pub fn fill_metrics(&self, doc: &mut MetricsDocument) {
         // Gateways were started in template order.
-        let apis: BTreeMap<String, Value> = self
+        doc.apis = self
             .app
             .http_apis
             .iter()
             .zip(self.gateways.lock().iter())
-            .map(|(api, g)| (api.logical_id.clone(), to_json(&g.metrics())))
+            .map(|(api, g)| (api.logical_id.clone(), g.metrics()))
             .collect();
-        let mappings: Vec<Value> = self
-            .mappings
-            .lock()
-            .iter()
-            .map(|m| to_json(&m.metrics()))
-            .collect();
+        doc.event_source_mappings = self.mappings.lock().iter().map(|m| m.metrics()).collect();
+        doc.lambda = self.lambda.metrics();
+    }
+
+    /// The application's sections of the metrics document as JSON, for
+    /// tests that look counters up by name.
+    pub fn metrics(&self) -> Value {
+        let mut doc = MetricsDocument::new();
+        self.fill_metrics(&mut doc);
         json!({
-            "lambda": to_json(&self.lambda.metrics()),
-            "apis": apis,
-            "eventSourceMappings": mappings,
+            "lambda": doc.lambda,
+            "apis": doc.apis,
+            "event_source_mappings": doc.event_source_mappings,
         })
     }
 
@@ -251,10 +256,6 @@ impl Stack {
         }
         self.lambda.shutdown().await;
     }
-}
-
-fn to_json(value: &impl serde::Serialize) -> Value {
-    serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
 fn resolve_context(config: &StackConfig, endpoint: SocketAddr) -> ResolveContext {

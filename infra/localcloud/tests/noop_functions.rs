@@ -2,29 +2,14 @@
 //! gateway: the `lambda_http` one and the one with a hand-written runtime
 //! client, each cold once and then warm.
 
-use std::path::Path;
-
-use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
-
 mod common;
-use common::http_call;
+use common::{http_call, noop_app};
 
 #[tokio::test]
 async fn both_noop_functions_answer_ok_cold_then_warm() {
     // GIVEN the two no-op functions behind one HTTP API
     let logs = tempfile::tempdir().unwrap();
-    let mut stack = StackConfig::new(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/noop-app.yaml"),
-    );
-    stack.stack_name = "noop".into();
-    stack.binaries_dir = localcloud::testing::function_binaries(&["noop-http", "noop-raw"]);
-    stack.log_dir = logs.path().to_path_buf();
-    let cloud = LocalCloud::start(LocalCloudConfig {
-        stack: Some(stack),
-        ..LocalCloudConfig::ephemeral()
-    })
-    .await
-    .expect("the application starts");
+    let cloud = noop_app("noop", logs.path()).await;
     let api = cloud.stack().unwrap().api_urls()["Api"].clone();
 
     // WHEN each route is called three times in a row
@@ -37,12 +22,13 @@ async fn both_noop_functions_answer_ok_cold_then_warm() {
     }
 
     // AND each function ran three times in one environment: one cold start
-    let metrics = cloud.stack().unwrap().metrics();
+    let mut metrics = localcloud_metrics::MetricsDocument::new();
+    cloud.stack().unwrap().fill_metrics(&mut metrics);
     for function in ["noop-NoopHttp", "noop-NoopRaw"] {
-        let totals = &metrics["lambda"]["functions"][function];
-        assert_eq!(totals["invocations"], 3, "{function}: {totals}");
-        assert_eq!(totals["errors"], 0, "{function}: {totals}");
-        assert_eq!(totals["cold_starts"], 1, "{function}: {totals}");
+        let totals = &metrics.lambda.functions[function];
+        assert_eq!(totals.invocations, 3, "{function}: {totals:?}");
+        assert_eq!(totals.errors, 0, "{function}: {totals:?}");
+        assert_eq!(totals.cold_starts, 1, "{function}: {totals:?}");
     }
     cloud.shutdown().await.unwrap();
 }

@@ -88,3 +88,28 @@ fn every_route_of_a_variant_reaches_only_that_variants_functions() {
         }
     }
 }
+
+#[test]
+fn every_function_has_a_log_group_kept_as_long_as_the_cost_model_prices_it() {
+    // GIVEN the template's text and its functions
+    let app = load_template().expect("template.yaml loads");
+    let text = std::fs::read_to_string(template_checks::workspace_root().join("template.yaml"))
+        .expect("template.yaml is readable");
+    // THEN each function has the log group Lambda writes to, with the retention parameter
+    for f in &app.functions {
+        let group = format!("LogGroupName: !Sub \"/aws/lambda/${{{}}}\"", f.logical_id);
+        assert!(
+            text.contains(&group),
+            "{}: no log group {group}",
+            f.logical_id
+        );
+    }
+    let retention = "RetentionInDays: !Ref LogRetentionInDays";
+    assert_eq!(text.matches(retention).count(), app.functions.len());
+    // AND the bench prices storage over the template's default retention
+    let defaults = bench::driver::template_defaults(&text);
+    assert_eq!(
+        bench::pricing::log_retention_days(&defaults),
+        Some(costmodel::DEFAULT_LOG_RETENTION_DAYS)
+    );
+}

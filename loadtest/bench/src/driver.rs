@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
-use costmodel::{CostOptions, PriceTable};
 
 use crate::cpu::CpuAccount;
 use crate::plan::{self, LoadShape, Mode, ScenarioSpec};
+use crate::pricing::{host_architecture, log_retention_days, Pricing};
 use crate::recorder::{summarize, time_series, Recorder};
 use crate::results::*;
 use crate::target::{LocalCloudProcess, LocalLaunch};
@@ -22,7 +22,7 @@ mod sweep;
 
 use conduit::{seed_conduit, seed_users};
 
-pub const REGION: &str = "us-east-1";
+pub use crate::pricing::REGION;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TargetKind {
@@ -45,11 +45,15 @@ pub struct RunOptions {
     pub capacity: bool,
     /// Passed to `localcloud serve --latency-profile` (target local).
     pub latency_profile: Option<PathBuf>,
+    /// A price table replacing the built-in one (`--prices`).
+    pub prices: Option<PathBuf>,
+    /// Prices in effect on this day, YYYY-MM-DD (`--price-date`).
+    pub price_date: Option<String>,
 }
 
 struct Bench {
     opts: RunOptions,
-    prices: PriceTable,
+    pricing: Pricing,
     http: reqwest::Client,
     defaults: BTreeMap<String, String>,
     template_text: String,
@@ -62,10 +66,12 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
     if opts.target == TargetKind::Local && template_text.is_empty() {
         anyhow::bail!("cannot read the template {}", opts.template.display());
     }
+    let defaults = template_defaults(&template_text);
+    let retention = log_retention_days(&defaults);
     let ctx = Bench {
-        defaults: template_defaults(&template_text),
+        defaults,
         template_text,
-        prices: PriceTable::aws_default(),
+        pricing: Pricing::load(opts.prices.as_deref(), opts.price_date.clone(), retention)?,
         http: reqwest::Client::new(),
         opts,
     };
@@ -139,7 +145,9 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
         git_commit,
         machine: machine(),
         region: REGION.into(),
-        price_table_version: ctx.prices.version().to_string(),
+        price_table_version: ctx.pricing.prices.version().to_string(),
+        price_date: ctx.pricing.options.price_date.clone(),
+        log_retention_days: ctx.pricing.options.log_retention_days,
         latency_profile: ctx
             .opts
             .latency_profile
@@ -338,7 +346,10 @@ async fn run_one(
     }
     let cost = usage
         .filter(|u| u.public_requests > 0.0)
-        .map(|u| price(ctx, &u, summary.successes))
+        .map(|u| {
+            ctx.pricing
+                .price(&u, summary.successes, host_architecture())
+        })
         .transpose()?;
     let mut cpu = CpuAccount::new(
         metering.as_ref().map_or(0.0, |m| m.functions_cpu_ms()),
@@ -410,27 +421,6 @@ async fn run_one(
         cost,
         goose_report: Some(format!("goose/{slug}.html")),
     }))
-}
-
-fn price(ctx: &Bench, usage: &costmodel::Usage, successes: u64) -> anyhow::Result<CostFigures> {
-    let breakdown = costmodel::cost(usage, &ctx.prices, REGION, &CostOptions::default())
-        .context("pricing the run")?;
-    Ok(CostFigures {
-        total_usd: breakdown.total_usd,
-        usd_per_million_requests: breakdown.usd_per_million_requests,
-        usd_per_million_successful: (successes > 0)
-            .then(|| breakdown.total_usd / successes as f64 * 1e6),
-        by_service: breakdown
-            .by_service
-            .iter()
-            .map(|s| (s.service.clone(), s.usd))
-            .collect(),
-        dominant: breakdown.dominant.map(|d| {
-            format!("{} {} {}", d.service, d.item, d.resource)
-                .trim()
-                .to_string()
-        }),
-    })
 }
 
 fn setting_name(overrides: &BTreeMap<String, String>) -> String {

@@ -8,6 +8,7 @@ pub mod cpu;
 pub mod driver;
 pub mod metering;
 pub mod plan;
+pub mod pricing;
 pub mod recorder;
 pub mod report;
 pub mod results;

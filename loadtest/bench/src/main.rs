@@ -21,7 +21,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the scenarios and write results.json, report.html and summary.md.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Redo report.html and summary.md from a results.json.
     Report { results: PathBuf },
 }
@@ -70,12 +70,18 @@ struct RunArgs {
     /// Skip the Conduit capacity search.
     #[arg(long)]
     no_capacity: bool,
+    /// A price table replacing the built-in loadtest/prices/aws-prices.csv.
+    #[arg(long)]
+    prices: Option<PathBuf>,
+    /// Price with the lines in effect on this day (YYYY-MM-DD); default the newest.
+    #[arg(long)]
+    price_date: Option<String>,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
-        Command::Run(args) => run(args).await,
+        Command::Run(args) => run(*args).await,
         Command::Report { results } => {
             let text = std::fs::read_to_string(&results)
                 .with_context(|| format!("cannot read {}", results.display()))?;
@@ -127,6 +133,8 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         sweep: !args.no_sweep,
         capacity: !args.no_capacity,
         latency_profile: args.latency_profile,
+        prices: args.prices,
+        price_date: args.price_date,
     };
     let results = driver::run(options).await?;
     println!("{}", bench::report::markdown::summary(&results));

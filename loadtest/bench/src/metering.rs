@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use costmodel::sources::localcloud::LocalCloudMetering;
+use localcloud_metrics::{MetricsDocument, MetricsError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -13,7 +13,8 @@ use crate::variants::Variant;
 
 /// Keys whose value is a level or a setting, not a running total: the delta
 /// keeps the later value instead of subtracting.
-const GAUGES: [&str; 12] = [
+const GAUGES: [&str; 13] = [
+    "version",
     "memory_mb",
     "account_concurrency_limit",
     "concurrent_executions",
@@ -24,8 +25,8 @@ const GAUGES: [&str; 12] = [
     "approximate_number_of_messages_not_visible",
     "approximate_number_of_messages_delayed",
     "pollers",
-    "maxConcurrentInvocations",
-    "apiId",
+    "max_concurrent_invocations",
+    "api_id",
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -36,8 +37,8 @@ pub enum MeteringError {
         before: f64,
         after: f64,
     },
-    #[error("the metrics document does not have the expected shape: {0}")]
-    Shape(#[from] serde_json::Error),
+    #[error(transparent)]
+    Contract(#[from] MetricsError),
 }
 
 /// `after - before` for every counter; objects and arrays recurse, gauges and
@@ -71,6 +72,17 @@ fn delta_at(path: &str, before: &Value, after: &Value) -> Result<Value, Metering
             Value::Array(out)
         }
         (Value::Number(b), Value::Number(a)) if !GAUGES.contains(&key) => {
+            // Integer counters stay integers: the contract types them so.
+            if let (Some(b), Some(a)) = (b.as_u64(), a.as_u64()) {
+                return match a.checked_sub(b) {
+                    Some(d) => Ok(Value::from(d)),
+                    None => Err(MeteringError::CounterWentDown {
+                        path: path.trim_start_matches('.').to_string(),
+                        before: b as f64,
+                        after: a as f64,
+                    }),
+                };
+            }
             let (b, a) = (b.as_f64().unwrap_or(0.0), a.as_f64().unwrap_or(0.0));
             if a + 1e-9 < b {
                 return Err(MeteringError::CounterWentDown {
@@ -107,6 +119,8 @@ pub struct FunctionFigures {
     pub timeouts: f64,
     pub cpu_ms: f64,
     pub peak_concurrent_executions: f64,
+    /// Bytes CloudWatch Logs would ingest.
+    pub log_bytes: f64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -132,6 +146,8 @@ pub struct RunMetering {
     pub tables: BTreeMap<String, TableFigures>,
     /// Requests the variant's HTTP API counted (metered, per 512 KB).
     pub api_requests: f64,
+    /// Response bytes (headers included) the API sent to its clients.
+    pub data_transfer_out_bytes: f64,
     /// CPU of the local cloud process over the run.
     pub localcloud_cpu_ms: f64,
 }
@@ -170,55 +186,73 @@ pub fn restrict(delta: &Value, variant: &Variant) -> Value {
     }
     if let Some(sqs) = out.get_mut("sqs").and_then(Value::as_object_mut) {
         // Calls naming no queue cannot be attributed to a variant.
-        sqs.insert("unattributed_requests".into(), Value::from(0));
+        sqs.insert("unattributed_requests".into(), Value::from(0u64));
     }
     out
 }
 
 /// Figures of a restricted delta.
 pub fn figures(restricted: &Value) -> Result<RunMetering, MeteringError> {
-    let section = |pointer: &str| restricted.pointer(pointer).cloned();
-    let functions = match section("/lambda/functions") {
-        Some(v) => serde_json::from_value(v)?,
-        None => BTreeMap::new(),
-    };
-    let queues: BTreeMap<String, QueueFigures> = match section("/sqs/queues") {
-        Some(v) => serde_json::from_value(v)?,
-        None => BTreeMap::new(),
-    };
-    let tables: BTreeMap<String, TableFigures> = match section("/dynamodb/tables") {
-        Some(v) => serde_json::from_value(v)?,
-        None => BTreeMap::new(),
-    };
-    let number = |pointer: &str| {
-        restricted
-            .pointer(pointer)
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0)
-    };
-    let api_requests = restricted
-        .get("apis")
-        .and_then(Value::as_object)
-        .map(|apis| {
-            apis.values()
-                .filter_map(|a| a.get("meteredRequests").and_then(Value::as_f64))
-                .sum()
+    let doc = MetricsDocument::from_value(restricted.clone())?;
+    let functions = doc
+        .lambda
+        .functions
+        .iter()
+        .map(|(name, f)| {
+            let figures = FunctionFigures {
+                memory_mb: f64::from(f.memory_mb),
+                invocations: f.invocations as f64,
+                billed_ms: f.billed_ms as f64,
+                cold_starts: f.cold_starts as f64,
+                throttles: f.throttles as f64,
+                errors: f.errors as f64,
+                timeouts: f.timeouts as f64,
+                cpu_ms: f.cpu_ms,
+                peak_concurrent_executions: f64::from(f.peak_concurrent_executions),
+                log_bytes: f.log_bytes as f64,
+            };
+            (name.clone(), figures)
         })
-        .unwrap_or(0.0);
+        .collect();
+    let queues = doc
+        .sqs
+        .queues
+        .iter()
+        .filter(|(_, q)| q.billed_requests > 0)
+        .map(|(arn, q)| {
+            let figures = QueueFigures {
+                billed_requests: q.billed_requests as f64,
+                messages_sent: q.messages_sent as f64,
+            };
+            (short_name(arn).to_string(), figures)
+        })
+        .collect();
+    let tables = doc
+        .dynamodb
+        .tables
+        .iter()
+        .filter(|(_, t)| t.read_units + t.write_units > 0.0)
+        .map(|(name, t)| {
+            let figures = TableFigures {
+                read_units: t.read_units,
+                write_units: t.write_units,
+            };
+            (name.clone(), figures)
+        })
+        .collect();
+    let cpu = &doc.process;
     Ok(RunMetering {
         functions,
-        queues: queues
-            .into_iter()
-            .map(|(arn, q)| (short_name(&arn).to_string(), q))
-            .filter(|(_, q)| q.billed_requests > 0.0)
-            .collect(),
-        tables: tables
-            .into_iter()
-            .filter(|(_, t)| t.read_units + t.write_units > 0.0)
-            .collect(),
-        api_requests,
-        localcloud_cpu_ms: (number("/process/cpuUserSeconds")
-            + number("/process/cpuSystemSeconds"))
+        queues,
+        tables,
+        api_requests: doc.apis.values().map(|a| a.metered_requests as f64).sum(),
+        data_transfer_out_bytes: doc
+            .apis
+            .values()
+            .map(|a| a.data_transfer_out_bytes as f64)
+            .sum(),
+        localcloud_cpu_ms: (cpu.cpu_user_seconds.unwrap_or(0.0)
+            + cpu.cpu_system_seconds.unwrap_or(0.0))
             * 1000.0,
     })
 }
@@ -229,12 +263,16 @@ pub fn usage(
     label: &str,
     public_requests: f64,
 ) -> Result<costmodel::Usage, MeteringError> {
-    let metering: LocalCloudMetering = serde_json::from_value(restricted.clone())?;
-    Ok(metering.into_usage(label, public_requests))
+    let doc = MetricsDocument::from_value(restricted.clone())?;
+    Ok(costmodel::sources::localcloud::usage(
+        &doc,
+        label,
+        public_requests,
+    ))
 }
 
 fn short_name(arn: &str) -> &str {
-    arn.rsplit(':').next().unwrap_or(arn)
+    costmodel::sources::localcloud::queue_name(arn)
 }
 
 #[cfg(test)]

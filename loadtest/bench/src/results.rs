@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use costmodel::bill::BillLine;
 use serde::{Deserialize, Serialize};
 
 use crate::cpu::CpuAccount;
@@ -26,6 +27,12 @@ pub struct Results {
     pub machine: Machine,
     pub region: String,
     pub price_table_version: String,
+    /// `--price-date`: prices in effect on that day (`None`: the newest).
+    #[serde(default)]
+    pub price_date: Option<String>,
+    /// Retention of the log groups, over which log storage is priced.
+    #[serde(default)]
+    pub log_retention_days: Option<f64>,
     /// The local cloud's latency profile (`--latency-profile`), if any: with
     /// it, billed durations approximate AWS; without, they are local-only.
     #[serde(default)]
@@ -100,13 +107,36 @@ pub struct LoadSettings {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CostFigures {
+    /// The Lambda architecture these figures are priced at: the measuring
+    /// host's, where the billed durations come from.
+    #[serde(default = "x86_64")]
+    pub architecture: String,
     pub total_usd: f64,
     /// Every request the clients made (failures too) divides this one.
     pub usd_per_million_requests: f64,
     /// The bill divided by successful requests only: what a useful answer costs.
     pub usd_per_million_successful: Option<f64>,
     pub by_service: BTreeMap<String, f64>,
+    /// The run's dollars per bill heading (`costmodel::bill::BILL_HEADINGS`).
+    #[serde(default)]
+    pub by_line: Vec<BillLine>,
     pub dominant: Option<String>,
+    /// The same usage on the other architecture, durations unchanged.
+    #[serde(default)]
+    pub other_architecture: Option<ArchitectureEstimate>,
+}
+
+/// A price at another architecture than measured: an estimate, since the
+/// same code runs at another speed there.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ArchitectureEstimate {
+    pub architecture: String,
+    pub total_usd: f64,
+    pub usd_per_million_successful: Option<f64>,
+}
+
+fn x86_64() -> String {
+    "x86_64".into()
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

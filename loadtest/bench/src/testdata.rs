@@ -1,10 +1,15 @@
-//! A small but complete `Results` for the report and schema tests.
+//! A small but complete `Results` for the report and schema tests: both
+//! experiments, every variant, priced by the real cost model. Written out as
+//! `tests/fixtures/sample-results.json` (the worked example of `docs/cost-model.md`).
 
 use std::collections::BTreeMap;
 
+use costmodel::{FunctionUsage, QueueUsage, TableUsage, Usage};
+
 use crate::cpu::CpuAccount;
-use crate::metering::{FunctionFigures, RunMetering};
-use crate::plan::{orders_scenarios, Mode};
+use crate::metering::{FunctionFigures, QueueFigures, RunMetering, TableFigures};
+use crate::plan::{conduit_scenario, orders_scenarios, Mode, ScenarioSpec};
+use crate::pricing::Pricing;
 use crate::recorder::{summarize, time_series, Sample};
 use crate::results::*;
 use crate::sla::CapacityStep;
@@ -27,22 +32,121 @@ fn samples(ok_latency: f64, failures: usize) -> Vec<Sample> {
     s
 }
 
-pub fn record(variant: &str, ok_latency: f64, failures: usize) -> RunRecord {
-    let spec = &orders_scenarios()[0];
-    let s = samples(ok_latency, failures);
-    let mut functions = BTreeMap::new();
-    functions.insert(
-        format!("bench-{variant}-fn"),
-        FunctionFigures {
+/// What one variant's run metered, per public request.
+struct PerRequest {
+    /// Function name, billed ms per request.
+    functions: &'static [(&'static str, f64)],
+    /// Queue name, billed requests per public request.
+    queues: &'static [(&'static str, f64)],
+    read_units: f64,
+    write_units: f64,
+    response_bytes: f64,
+}
+
+fn per_request(variant: &str) -> PerRequest {
+    let orders = |functions, queues| PerRequest {
+        functions,
+        queues,
+        read_units: 0.5,
+        write_units: 0.0,
+        response_bytes: 650.0 + 150.0,
+    };
+    let conduit = |functions, queues| PerRequest {
+        functions,
+        queues,
+        read_units: 7.5,
+        write_units: 0.05,
+        response_bytes: 20_000.0,
+    };
+    match variant {
+        "orders-direct" => orders(&[("api", 520.0), ("backend", 503.0)], &[]),
+        "orders-queue" => orders(
+            &[("api", 540.0), ("worker", 508.0)],
+            &[("requests", 3.0), ("reply", 3.0)],
+        ),
+        "conduit-monolith" => conduit(&[("monolith", 7.0)], &[]),
+        "conduit-micro-invoke" => conduit(&[("articles", 21.0), ("profiles", 4.0)], &[]),
+        _ => conduit(
+            &[("articles", 40.0), ("profiles", 9.0)],
+            &[("requests", 3.0), ("reply", 3.0)],
+        ),
+    }
+}
+
+/// 350 bytes of START/END/REPORT (and 26 per event) per invocation.
+const LOG_BYTES_PER_INVOCATION: f64 = 350.0;
+
+fn metering_and_usage(variant: &str, requests: u64) -> (RunMetering, Usage) {
+    let p = per_request(variant);
+    let n = requests as f64;
+    let name = |f: &str| format!("bench-{variant}-{f}");
+    let mut metering = RunMetering {
+        api_requests: n,
+        data_transfer_out_bytes: n * p.response_bytes,
+        localcloud_cpu_ms: n * 1.5,
+        ..RunMetering::default()
+    };
+    let mut usage = Usage {
+        label: variant.into(),
+        public_requests: n,
+        data_transfer_out_bytes: n * p.response_bytes,
+        log_bytes: n * LOG_BYTES_PER_INVOCATION * p.functions.len() as f64,
+        ..Usage::default()
+    };
+    usage.api_gateway.http_requests = n;
+    for (f, ms) in p.functions {
+        let figures = FunctionFigures {
             memory_mb: 128.0,
-            invocations: 200.0,
-            billed_ms: 100_000.0,
+            invocations: n,
+            billed_ms: n * ms,
             cold_starts: 3.0,
-            throttles: failures as f64,
-            cpu_ms: 400.0,
-            ..Default::default()
-        },
-    );
+            cpu_ms: n * 0.8,
+            log_bytes: n * LOG_BYTES_PER_INVOCATION,
+            ..FunctionFigures::default()
+        };
+        metering.functions.insert(name(f), figures);
+        usage.lambda.push(FunctionUsage {
+            name: name(f),
+            architecture: "arm64".into(),
+            memory_mb: 128.0,
+            invocations: n,
+            billed_ms_total: n * ms,
+            ..FunctionUsage::default()
+        });
+    }
+    for (q, billed) in p.queues {
+        let figures = QueueFigures {
+            billed_requests: n * billed,
+            messages_sent: n,
+        };
+        metering.queues.insert(name(q), figures);
+        usage.sqs.push(QueueUsage {
+            name: name(q),
+            billed_requests: n * billed,
+        });
+    }
+    let table = TableFigures {
+        read_units: n * p.read_units,
+        write_units: n * p.write_units,
+    };
+    usage.dynamodb.push(TableUsage {
+        name: format!("bench-{variant}-table"),
+        read_units: table.read_units,
+        write_units: table.write_units,
+    });
+    metering
+        .tables
+        .insert(format!("bench-{variant}-table"), table);
+    (metering, usage)
+}
+
+pub fn record(spec: &ScenarioSpec, variant: &str, ok_latency: f64, failures: usize) -> RunRecord {
+    let s = samples(ok_latency, failures);
+    let summary = summarize(&s, 10.0);
+    let (metering, usage) = metering_and_usage(variant, summary.requests);
+    let cost = Pricing::load(None, None, Some(costmodel::DEFAULT_LOG_RETENTION_DAYS))
+        .and_then(|p| p.price(&usage, summary.successes, "x86_64"))
+        .expect("the test usage prices");
     RunRecord {
         kind: RecordKind::Scenario,
         scenario: spec.name.clone(),
@@ -51,7 +155,11 @@ pub fn record(variant: &str, ok_latency: f64, failures: usize) -> RunRecord {
         started_at: "2026-11-30T12:00:00Z".into(),
         settings: Settings {
             parameters: [("OrdersDelayMs".to_string(), "500".to_string())].into(),
-            memory_mb: [(format!("bench-{variant}-fn"), 128.0)].into(),
+            memory_mb: metering
+                .functions
+                .keys()
+                .map(|f| (f.clone(), 128.0))
+                .collect(),
             account_concurrency_limit: 1000,
             base_url: "http://127.0.0.1:1".into(),
         },
@@ -59,10 +167,9 @@ pub fn record(variant: &str, ok_latency: f64, failures: usize) -> RunRecord {
             shape: spec.shape.scaled(Mode::Quick),
             original_shape: spec.shape.clone(),
             size: spec.size,
-            think_time_s: None,
-            closed_loop: true,
+            think_time_s: spec.think_time_s,
+            closed_loop: spec.think_time_s.is_none(),
         },
-        summary: summarize(&s, 10.0),
         failure_reasons: if failures > 0 {
             [(
                 "GET /orders/{size}: status 503".to_string(),
@@ -73,25 +180,46 @@ pub fn record(variant: &str, ok_latency: f64, failures: usize) -> RunRecord {
             BTreeMap::new()
         },
         series: time_series(&s, 1000),
-        metering: Some(RunMetering {
-            functions,
-            api_requests: 200.0,
-            localcloud_cpu_ms: 300.0,
-            ..Default::default()
-        }),
-        cpu: CpuAccount::new(400.0, 300.0, 2000.0, 10.0, 200),
-        cost: Some(CostFigures {
-            total_usd: 0.0002,
-            usd_per_million_requests: 1.0,
-            usd_per_million_successful: Some(1.2),
-            by_service: [("Lambda".to_string(), 0.00015)].into(),
-            dominant: Some("Lambda duration".into()),
-        }),
-        goose_report: Some("goose/orders-baseline-orders-direct.html".into()),
+        cpu: CpuAccount::new(
+            metering.functions_cpu_ms(),
+            metering.localcloud_cpu_ms,
+            2000.0,
+            10.0,
+            summary.successes,
+        ),
+        summary,
+        metering: Some(metering),
+        cost: Some(cost),
+        goose_report: Some(format!("goose/{}-{variant}.html", spec.name)),
+    }
+}
+
+fn capacity(variant: &str, held: u64) -> CapacityResult {
+    let steps = [held, held * 2]
+        .iter()
+        .map(|&users| CapacityStep {
+            users,
+            held: users == held,
+            violations: if users == held {
+                vec![]
+            } else {
+                vec!["p95 612 ms > 500 ms".into()]
+            },
+            summary: Default::default(),
+        })
+        .collect();
+    CapacityResult {
+        variant: variant.into(),
+        users_held: Some(held),
+        steps,
+        step_seconds: 20,
     }
 }
 
 pub fn results() -> Results {
+    let orders = orders_scenarios();
+    let (baseline, highload) = (&orders[0], &orders[1]);
+    let conduit = conduit_scenario(1000);
     Results {
         schema_version: SCHEMA_VERSION,
         started_at: "2026-11-30T12:00:00Z".into(),
@@ -107,27 +235,47 @@ pub fn results() -> Results {
             os: "linux".into(),
         },
         region: "us-east-1".into(),
-        price_table_version: "test".into(),
+        price_table_version: costmodel::PriceTable::aws_default().version().into(),
+        price_date: None,
+        log_retention_days: Some(costmodel::DEFAULT_LOG_RETENTION_DAYS),
         latency_profile: None,
         records: vec![
-            record("orders-direct", 510.0, 50),
-            record("orders-queue", 900.0, 0),
+            record(baseline, "orders-direct", 510.0, 0),
+            record(baseline, "orders-queue", 900.0, 0),
+            record(highload, "orders-direct", 520.0, 50),
+            record(highload, "orders-queue", 1500.0, 0),
+            record(&conduit, "conduit-monolith", 30.0, 0),
+            record(&conduit, "conduit-micro-invoke", 45.0, 0),
+            record(&conduit, "conduit-micro-queue", 90.0, 2),
         ],
-        capacity: vec![CapacityResult {
-            variant: "conduit-monolith".into(),
-            users_held: Some(50),
-            steps: vec![CapacityStep {
-                users: 50,
-                held: true,
-                violations: vec![],
-                summary: Default::default(),
-            }],
-            step_seconds: 20,
-        }],
+        capacity: vec![
+            capacity("conduit-monolith", 400),
+            capacity("conduit-micro-invoke", 300),
+            capacity("conduit-micro-queue", 200),
+        ],
         skipped: vec![Skipped {
-            scenario: "conduit-mixed".into(),
-            variant: "conduit-micro-queue".into(),
-            reason: "not deployed: ConduitMicroQueueApi is not in the template".into(),
+            scenario: "orders-largepayload".into(),
+            variant: "orders-queue".into(),
+            reason: "not selected (--scenario)".into(),
         }],
     }
+}
+
+/// `tests/fixtures/sample-results.json` is this data: regenerated with
+/// `UPDATE_FIXTURES=1 cargo test --workspace --lib fixture_results`.
+#[test]
+fn fixture_results_json_is_the_test_data() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sample-results.json"
+    );
+    let text = results().to_json().unwrap() + "\n";
+    if std::env::var_os("UPDATE_FIXTURES").is_some() {
+        std::fs::write(path, &text).unwrap();
+    }
+    let committed = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        committed == text,
+        "{path} is stale: rerun with UPDATE_FIXTURES=1"
+    );
 }

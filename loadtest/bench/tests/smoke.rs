@@ -68,12 +68,33 @@ fn smoke_run_serves_both_orders_paths_and_writes_the_reports() {
         );
         let metering = record.metering.as_ref().expect("local runs are metered");
         assert!(metering.functions.values().any(|f| f.invocations > 0.0));
-        assert!(record.cost.as_ref().is_some_and(|c| c.total_usd > 0.0));
+        assert!(metering.functions.values().all(|f| f.log_bytes > 0.0));
+        assert!(metering.data_transfer_out_bytes > 0.0);
+        // AND the bill has a line per item the run used, on both architectures
+        let cost = record.cost.as_ref().expect("local runs are priced");
+        let mut used = vec!["API Gateway", "Lambda requests", "Lambda duration"];
+        used.extend(["CloudWatch Logs", "Data transfer"]);
+        if record.variant == "orders-queue" {
+            used.push("SQS");
+        }
+        for heading in used {
+            let line = cost.by_line.iter().find(|l| l.heading == heading);
+            assert!(
+                line.is_some_and(|l| l.usd > 0.0),
+                "{}: no {heading} line in {:?}",
+                record.variant,
+                cost.by_line
+            );
+        }
+        let other = cost.other_architecture.as_ref().expect("an estimate");
+        assert_ne!(other.architecture, cost.architecture);
     }
+    // AND the summary opens with the orders answer
+    let summary = std::fs::read_to_string(out.path().join("summary.md")).unwrap();
+    assert!(summary.contains("### 1. Direct call or queue"), "{summary}");
     // AND the reports are written, the HTML with its charts
     let html = std::fs::read_to_string(out.path().join("report.html")).unwrap();
     assert!(html.contains("<svg") && html.contains("orders-queue"));
-    assert!(out.path().join("summary.md").is_file());
     // AND progress was shown phase by phase
     assert!(stderr.contains("starting the local cloud"), "{stderr}");
 }

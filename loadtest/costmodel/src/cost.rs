@@ -18,7 +18,13 @@ pub struct CostOptions {
     /// Prices in effect on this date (YYYY-MM-DD); `None` = the newest lines.
     pub price_date: Option<String>,
     pub hours_per_month: f64,
+    /// Days a log event is kept (the log groups' retention); `None` = kept
+    /// forever, when storage grows without bound and is not priced.
+    pub log_retention_days: Option<f64>,
 }
+
+/// The template's `LogRetentionInDays` default.
+pub const DEFAULT_LOG_RETENTION_DAYS: f64 = 14.0;
 
 impl Default for CostOptions {
     fn default() -> Self {
@@ -26,6 +32,7 @@ impl Default for CostOptions {
             requests_per_second: None,
             price_date: None,
             hours_per_month: DEFAULT_HOURS_PER_MONTH,
+            log_retention_days: Some(DEFAULT_LOG_RETENTION_DAYS),
         }
     }
 }
@@ -93,7 +100,7 @@ pub fn cost(
 ) -> Result<CostBreakdown> {
     usage.validate()?;
     let regional = prices.region(region, options.price_date.as_deref())?;
-    let lines = usage_lines(usage, &regional)?;
+    let lines = usage_lines(usage, &regional, options)?;
     let total_usd: f64 = lines.iter().map(|l| l.usd).sum();
     let monthly = match options.requests_per_second {
         Some(rate) => Some(monthly(
@@ -121,7 +128,11 @@ pub fn cost(
     })
 }
 
-fn usage_lines(usage: &Usage, prices: &RegionPrices<'_>) -> Result<Vec<CostLine>> {
+fn usage_lines(
+    usage: &Usage,
+    prices: &RegionPrices<'_>,
+    options: &CostOptions,
+) -> Result<Vec<CostLine>> {
     let mut lines = Vec::new();
     let api = &usage.api_gateway;
     for (item, quantity) in [
@@ -156,11 +167,40 @@ fn usage_lines(usage: &Usage, prices: &RegionPrices<'_>) -> Result<Vec<CostLine>
             }
         }
     }
-    if usage.log_bytes > 0.0 {
-        let bytes_per_gb = prices.get("logs", "bytes_per_gb", LineKind::Metering)?;
-        let price = prices.get("logs", "ingestion", LineKind::Price)?;
-        let gb = usage.log_bytes / bytes_per_gb.quantity;
-        lines.push(priced(price, "ingestion", "", gb));
+    lines.extend(log_lines(usage.log_bytes, prices, options)?);
+    if usage.data_transfer_out_bytes > 0.0 {
+        let bytes_per_gb = prices.get("datatransfer", "bytes_per_gb", LineKind::Metering)?;
+        let price = prices.get("datatransfer", "internet_out", LineKind::Price)?;
+        let gb = usage.data_transfer_out_bytes / bytes_per_gb.quantity;
+        lines.push(priced(price, "internet_out", "", gb));
+    }
+    Ok(lines)
+}
+
+/// Ingestion, and storage over the retention window: at a steady rate a log
+/// group holds `retention days / days in a month` months of ingestion, so each
+/// ingested GB is stored for that fraction of a GB-month. Stored bytes are
+/// taken uncompressed (AWS bills them compressed): an upper bound.
+fn log_lines(
+    bytes: f64,
+    prices: &RegionPrices<'_>,
+    options: &CostOptions,
+) -> Result<Vec<CostLine>> {
+    if bytes <= 0.0 {
+        return Ok(Vec::new());
+    }
+    let bytes_per_gb = prices.get("logs", "bytes_per_gb", LineKind::Metering)?;
+    let gb = bytes / bytes_per_gb.quantity;
+    let mut lines = vec![priced(
+        prices.get("logs", "ingestion", LineKind::Price)?,
+        "ingestion",
+        "",
+        gb,
+    )];
+    if let Some(days) = options.log_retention_days {
+        let months_kept = days / (options.hours_per_month / 24.0);
+        let price = prices.get("logs", "storage", LineKind::Price)?;
+        lines.push(priced(price, "storage", "", gb * months_kept));
     }
     Ok(lines)
 }

@@ -248,11 +248,11 @@ mod tests {
         // docs/cost-model.md, "Worked examples": $ per 1M requests and $ per month
         // with free tier; update the doc when an assumption changes.
         let documented = [
-            ("conduit-monolith", 2.342, 1_494.80),
-            ("conduit-micro-invoke", 2.733, 1_751.91),
-            ("conduit-micro-queue", 5.173, 3_354.59),
-            ("orders-direct", 3.423, 441.71),
-            ("orders-queue", 5.863, 761.92),
+            ("conduit-monolith", 2.346, 1_497.61),
+            ("conduit-micro-invoke", 2.742, 1_757.67),
+            ("conduit-micro-queue", 5.182, 3_360.35),
+            ("orders-direct", 3.432, 442.74),
+            ("orders-queue", 5.872, 762.96),
         ];
         for (name, per_million, per_month) in documented {
             let b = priced(name);

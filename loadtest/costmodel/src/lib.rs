@@ -5,6 +5,7 @@
 //! [`PriceTable`] into a [`CostBreakdown`], line by line, per request and per month.
 //! See `docs/cost-model.md` for the formulas and what is not modelled.
 
+pub mod bill;
 mod cost;
 mod error;
 pub mod examples;
@@ -19,7 +20,7 @@ pub mod whatif;
 
 pub use cost::{
     cost, ratio, CostBreakdown, CostLine, CostOptions, CostRatio, Dominant, ServiceTotal,
-    DEFAULT_HOURS_PER_MONTH,
+    DEFAULT_HOURS_PER_MONTH, DEFAULT_LOG_RETENTION_DAYS,
 };
 pub use error::{CostError, Result};
 pub use metering::{Metering, ReadConsistency, WriteKind};

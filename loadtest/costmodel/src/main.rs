@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use costmodel::sources::lambda_report::summarise_log;
-use costmodel::sources::localcloud::LocalCloudMetering;
+use costmodel::sources::localcloud;
 use costmodel::whatif::{
     ApiKind, ApiSpec, Consumer, FunctionSpec, QueueSpec, ReadSpec, Scenario, TableSpec, Trigger,
     WriteSpec,
@@ -235,10 +235,14 @@ fn run(cli: &Cli) -> anyhow::Result<String> {
             public_requests,
             rate,
         } => {
-            let metering: LocalCloudMetering = read_json(file)?;
+            let text = std::fs::read_to_string(file)
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            let doc = localcloud_metrics::MetricsDocument::from_json(&text).with_context(|| {
+                format!("{} is not a local cloud metrics document", file.display())
+            })?;
             let label = label.clone().unwrap_or_else(|| file.display().to_string());
             vec![price(
-                &metering.into_usage(&label, *public_requests),
+                &localcloud::usage(&doc, &label, *public_requests),
                 *rate,
             )?]
         }

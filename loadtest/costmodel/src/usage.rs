@@ -19,8 +19,12 @@ pub struct Usage {
     pub lambda: Vec<FunctionUsage>,
     pub sqs: Vec<QueueUsage>,
     pub dynamodb: Vec<TableUsage>,
-    /// Bytes ingested by CloudWatch Logs (all functions).
+    /// Bytes ingested by CloudWatch Logs (all functions): messages plus 26
+    /// bytes per event.
     pub log_bytes: f64,
+    /// Bytes of the responses sent to clients on the internet (status line,
+    /// headers and body).
+    pub data_transfer_out_bytes: f64,
 }
 
 /// Billed API Gateway requests (HTTP API: already counted per 512 KB).
@@ -79,6 +83,7 @@ impl Usage {
             ("api_gateway.http_requests", self.api_gateway.http_requests),
             ("api_gateway.rest_requests", self.api_gateway.rest_requests),
             ("log_bytes", self.log_bytes),
+            ("data_transfer_out_bytes", self.data_transfer_out_bytes),
         ];
         for queue in &self.sqs {
             quantities.push(("sqs billed_requests", queue.billed_requests));
@@ -100,6 +105,7 @@ impl Usage {
         self.api_gateway.http_requests += other.api_gateway.http_requests;
         self.api_gateway.rest_requests += other.api_gateway.rest_requests;
         self.log_bytes += other.log_bytes;
+        self.data_transfer_out_bytes += other.data_transfer_out_bytes;
         for function in &other.lambda {
             match self.lambda.iter_mut().find(|f| {
                 f.name == function.name
@@ -156,6 +162,11 @@ impl Usage {
             api.rest_requests,
         )?;
         delta.log_bytes = minus("log_bytes", self.log_bytes, before.log_bytes)?;
+        delta.data_transfer_out_bytes = minus(
+            "data_transfer_out_bytes",
+            self.data_transfer_out_bytes,
+            before.data_transfer_out_bytes,
+        )?;
         for f in &mut delta.lambda {
             if let Some(b) = before.lambda.iter().find(|b| b.name == f.name) {
                 let name = format!("function `{}`", f.name);

@@ -109,7 +109,12 @@ fn local_cloud_metering_is_priced() {
     // 1,000 HTTP API ($0.001) + 1,000 invocations ($0.0002)
     // + 6,000 ms x 0.125 / 1000 = 0.75 GB-s x 0.0000133334 ($0.00001)
     // + 2,500 RRU x $0.125/1M ($0.0003125) + 50 WRU x $0.625/1M ($0.00003125)
-    let expected = 0.001 + 0.0002 + 0.75 * 0.0000133334 + 0.0003125 + 0.00003125;
+    // + 350,000 log bytes: ingestion at $0.50/GB, stored 14 of 730/24 days at $0.03/GB-month
+    // + 2,600,000 bytes out to the internet at $0.09/GB
+    let gb = |bytes: f64| bytes / 1_073_741_824.0;
+    let logs = gb(350_000.0) * 0.50 + gb(350_000.0) * 14.0 / (730.0 / 24.0) * 0.03;
+    let transfer = gb(2_600_000.0) * 0.09;
+    let expected = 0.001 + 0.0002 + 0.75 * 0.0000133334 + 0.0003125 + 0.00003125 + logs + transfer;
     let total = b["total_usd"].as_f64().unwrap();
     assert!((total - expected).abs() < 1e-12, "{total} vs {expected}");
 }
@@ -175,6 +180,8 @@ fn an_example_scenario_can_be_printed_edited_and_priced() {
 
 /// Captured from `localcloud serve --template template.yaml` after 5 requests to each
 /// orders API: the emulator's metrics document and the direct API function's log.
+/// (Captured before the document had version 2; converted, with the direct
+/// function's log bytes counted from its log and the others' left at 0.)
 #[test]
 fn captured_local_cloud_metering_and_log_agree_on_billed_time() {
     let metrics = fixture("localcloud-orders-metrics.json");

@@ -16,7 +16,15 @@ use localcloud_core::{InvokeError, InvokeRequest, InvokeResponse, Invoker};
 use localcloud_lambda::{FunctionConfig, LambdaConfig, LambdaService};
 use serde_json::Value;
 
-pub const FUNCTIONS: &[&str] = &["echo", "sleep", "crash", "init-exit", "slow-init", "fail"];
+pub const FUNCTIONS: &[&str] = &[
+    "echo",
+    "sleep",
+    "crash",
+    "init-exit",
+    "slow-init",
+    "fail",
+    "print-lines",
+];
 
 pub fn binary(name: &str) -> PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();

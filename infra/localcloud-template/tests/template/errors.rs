@@ -84,7 +84,7 @@ fn getatt_of_an_unsupported_attribute_is_an_error() {
 }
 
 #[test]
-fn ignorable_resources_and_attributes_are_warnings() {
+fn ignorable_resources_and_attributes_are_warnings_and_log_groups_are_accepted() {
     let app = load(
         "Resources:
   Logs:
@@ -101,7 +101,7 @@ Outputs:
 ",
     );
     let lines: Vec<_> = app.warnings.iter().map(|w| w.line).collect();
-    assert_eq!(lines, [4, 8, 10, 13], "{:#?}", app.warnings);
+    assert_eq!(lines, [8, 10, 13], "{:#?}", app.warnings);
     assert!(app.outputs.is_empty());
 }
 

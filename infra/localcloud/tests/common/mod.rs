@@ -52,3 +52,20 @@ pub async fn get_json(url: &str) -> serde_json::Value {
 pub fn test_function_binaries() -> PathBuf {
     localcloud::testing::function_binaries(&["echo", "sleep", "fail"])
 }
+
+/// The HTTP API benchmark's two no-op functions behind one HTTP API
+/// (`tests/fixtures/noop-app.yaml`), logging into `log_dir`.
+pub async fn noop_app(stack_name: &str, log_dir: &std::path::Path) -> localcloud::LocalCloud {
+    let mut stack = localcloud::StackConfig::new(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/noop-app.yaml"),
+    );
+    stack.stack_name = stack_name.into();
+    stack.binaries_dir = localcloud::testing::function_binaries(&["noop-http", "noop-raw"]);
+    stack.log_dir = log_dir.to_path_buf();
+    localcloud::LocalCloud::start(localcloud::LocalCloudConfig {
+        stack: Some(stack),
+        ..localcloud::LocalCloudConfig::ephemeral()
+    })
+    .await
+    .expect("the application starts")
+}

@@ -3,9 +3,11 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::svg::{bar_chart, escape, line_chart, Series, COLORS};
+use super::answers::{self, Table};
+use super::stacked::stacked_bar_chart;
+use super::svg::{escape, line_chart, Series, COLORS};
 use super::{ms, title};
-use crate::results::{RecordKind, Results, RunRecord};
+use crate::results::{Results, RunRecord};
 
 pub fn render(results: &Results) -> String {
     let mut body = String::new();
@@ -23,8 +25,9 @@ pub fn render(results: &Results) -> String {
         escape(&results.finished_at),
         escape(&results.scaling)
     );
-    body.push_str("<p>Throughput counts successful requests only; failures are shown apart. Latency percentiles are of successful requests. Cost is priced by the cost model from the local cloud's metering and divided by successful requests.</p>");
+    answers_first(&mut body, results);
     cost_chart(&mut body, results);
+    body.push_str("<p>Throughput counts successful requests only; failures are shown apart. Latency percentiles are of successful requests. Cost is priced by the cost model from the local cloud's metering and divided by successful requests.</p>");
     body.push_str("<h2>Summary</h2>");
     body.push_str(&markdown_table_as_html(results));
     capacity(&mut body, results);
@@ -52,23 +55,57 @@ pub fn render(results: &Results) -> String {
 const CSS: &str = "body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1400px}\
 table{border-collapse:collapse;font-size:13px;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}\
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}section{border-top:2px solid #eee;margin-top:18px}\
-.charts{display:flex;flex-wrap:wrap;gap:12px}.warn{color:#b00;font-weight:bold}code{background:#f5f5f5}";
+.charts{display:flex;flex-wrap:wrap;gap:12px}.warn{color:#b00;font-weight:bold}code{background:#f5f5f5}\
+.note{color:#555;font-size:13px;max-width:1000px}";
 
-fn cost_chart(body: &mut String, results: &Results) {
-    let bars: Vec<(String, f64)> = results
-        .records
-        .iter()
-        .filter(|r| r.kind == RecordKind::Scenario)
-        .filter_map(|r| Some((title(r), r.cost.as_ref()?.usd_per_million_successful?)))
-        .collect();
-    if !bars.is_empty() {
-        body.push_str("<h2>Cost per million successful requests</h2>");
-        body.push_str(&bar_chart(
-            "USD per million successful requests, per scenario and variant",
-            "$",
-            &bars,
-        ));
+/// The experiments' questions and their measured answers, before anything else.
+fn answers_first(body: &mut String, results: &Results) {
+    let answers = answers::answers(results);
+    if answers.is_empty() {
+        return;
     }
+    body.push_str("<h2>Answers</h2>");
+    for (i, answer) in answers.iter().enumerate() {
+        let _ = write!(body, "<h3>{}. {}</h3>", i + 1, escape(answer.question));
+        body.push_str(&table_html(&answer.table));
+    }
+    let _ = write!(
+        body,
+        "<p class=\"note\">{}</p>",
+        escape(&answers::assumptions(results))
+    );
+}
+
+fn table_html(table: &Table) -> String {
+    let mut html = String::from("<table><tr>");
+    for h in &table.headers {
+        let _ = write!(html, "<th>{}</th>", escape(h));
+    }
+    html.push_str("</tr>");
+    for row in &table.rows {
+        html.push_str("<tr>");
+        for cell in row {
+            let _ = write!(html, "<td>{}</td>", escape(cell));
+        }
+        html.push_str("</tr>");
+    }
+    html.push_str("</table>");
+    html
+}
+
+/// Where the money goes: each run's bill per heading, stacked.
+fn cost_chart(body: &mut String, results: &Results) {
+    let bars = answers::cost_by_line(results);
+    if bars.is_empty() {
+        return;
+    }
+    body.push_str("<h2>Cost per million successful requests, by line</h2>");
+    let (measured, _) = answers::architectures(results);
+    body.push_str(&stacked_bar_chart(
+        &format!("USD per million successful requests ({measured}, as measured), by bill line"),
+        "$",
+        &bars,
+    ));
 }
 
 fn markdown_table_as_html(results: &Results) -> String {
@@ -286,8 +323,19 @@ mod tests {
             assert!(html.contains(&variant), "{variant} missing");
         }
         assert_eq!(html.matches("<svg").count(), 2 * results.records.len() + 1);
-        assert!(html.contains("Cost per million successful requests"));
-        assert!(html.contains("conduit-micro-queue: not deployed"));
+        assert!(html.contains("Cost per million successful requests, by line"));
+        assert!(html.contains("orders-largepayload / orders-queue: not selected"));
+    }
+
+    #[test]
+    fn answers_come_before_the_cost_chart_and_the_run_details() {
+        let html = render(&testdata::results());
+        let at = |text: &str| html.find(text).unwrap_or_else(|| panic!("{text} missing"));
+        assert!(at("<h2>Answers</h2>") < at("by line</h2>"));
+        assert!(at("by line</h2>") < at("<h2>Summary</h2>"));
+        assert!(html.contains("1. Direct call or queue"));
+        assert!(html.contains("2. One Lambda or many"));
+        assert!(html.contains("measured on x86_64"));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use super::answers::{self, Table};
 use super::{ms, title};
 use crate::results::{RecordKind, Results, RunRecord};
 
@@ -28,6 +29,7 @@ pub fn summary(results: &Results) -> String {
             .as_deref()
             .unwrap_or("none (local latencies only)")
     );
+    md.push_str(&answers_first(results));
     for (kind, heading) in [
         (RecordKind::Scenario, "Scenarios"),
         (
@@ -66,6 +68,40 @@ pub fn summary(results: &Results) -> String {
     }
     for s in &results.skipped {
         let _ = writeln!(md, "- skipped {} / {}: {}", s.scenario, s.variant, s.reason);
+    }
+    md
+}
+
+/// The experiments' questions with their measured answers, what the dollars
+/// assume, and each run's bill by line.
+fn answers_first(results: &Results) -> String {
+    let mut md = String::new();
+    for (i, answer) in answers::answers(results).iter().enumerate() {
+        let _ = writeln!(md, "### {}. {}\n", i + 1, answer.question);
+        md.push_str(&table_md(&answer.table));
+        md.push('\n');
+    }
+    if let Some(table) = answers::cost_by_line_table(results) {
+        let (measured, _) = answers::architectures(results);
+        let _ = writeln!(
+            md,
+            "### Cost per million successful requests by line ({measured}, as measured)\n"
+        );
+        md.push_str(&table_md(&table));
+        md.push('\n');
+    }
+    if !md.is_empty() {
+        let _ = writeln!(md, "{}\n", answers::assumptions(results));
+    }
+    md
+}
+
+fn table_md(table: &Table) -> String {
+    let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
+    let mut md = line(&table.headers);
+    md.push_str(&format!("|{}\n", "---|".repeat(table.headers.len())));
+    for row in &table.rows {
+        md.push_str(&line(row));
     }
     md
 }
@@ -172,19 +208,23 @@ mod tests {
         assert!(md.contains("| orders-baseline / orders-direct |"));
         assert!(md.contains("| orders-baseline / orders-queue |"));
         assert!(md.contains("ok req/s | failed req/s"));
-        assert!(md.contains("| conduit-monolith | 50 |"));
-        assert!(md.contains("skipped conduit-mixed / conduit-micro-queue: not deployed"));
+        assert!(md.contains("| conduit-monolith | 400 |"));
+        assert!(md.contains("skipped orders-largepayload / orders-queue: not selected"));
     }
 
     #[test]
     fn costs_are_compared_to_the_scenarios_first_variant_with_the_dominant_line() {
         let mut results = testdata::results();
-        let second = results
-            .records
-            .iter_mut()
-            .find(|r| r.variant == "orders-queue")
-            .expect("test data has the queue path");
-        second.cost.as_mut().unwrap().usd_per_million_successful = Some(2.4);
+        for (variant, usd) in [("orders-direct", 1.2), ("orders-queue", 2.4)] {
+            let cost = results
+                .records
+                .iter_mut()
+                .find(|r| r.variant == variant)
+                .and_then(|r| r.cost.as_mut())
+                .expect("test data has both paths");
+            cost.usd_per_million_successful = Some(usd);
+            cost.dominant = Some("Lambda duration".into());
+        }
         let md = summary(&results);
         assert!(
             md.contains("### Cost per million successful requests"),
@@ -200,6 +240,22 @@ mod tests {
             ),
             "{md}"
         );
+    }
+
+    #[test]
+    fn the_answers_open_the_summary_with_the_architecture_assumption() {
+        let md = summary(&testdata::results());
+        let at = |text: &str| {
+            md.find(text)
+                .unwrap_or_else(|| panic!("{text} missing: {md}"))
+        };
+        assert!(at("### 1. Direct call or queue") < at("### Scenarios"));
+        assert!(at("### 2. One Lambda or many") < at("### Scenarios"));
+        assert!(md.contains(
+            "|  | baseline direct | baseline queue | highload direct | highload queue |"
+        ));
+        assert!(md.contains("by line (x86_64, as measured)"));
+        assert!(md.contains("the arm64 figures are an estimate"));
     }
 
     #[test]

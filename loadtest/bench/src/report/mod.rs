@@ -1,8 +1,10 @@
 //! The run's reports: a self-contained HTML page with inline SVG charts and a
 //! Markdown summary, both from `results.json` alone (`bench report` redoes them).
 
+pub mod answers;
 pub mod html;
 pub mod markdown;
+pub mod stacked;
 pub mod svg;
 
 use crate::results::{RecordKind, RunRecord};

@@ -49,35 +49,6 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series<'_
     svg
 }
 
-/// One horizontal bar per label.
-pub fn bar_chart(title: &str, unit: &str, bars: &[(String, f64)]) -> String {
-    let height = TOP + BOTTOM + 26.0 * bars.len().max(1) as f64;
-    let max = nice_max(bars.iter().map(|b| b.1).fold(0.0, f64::max));
-    let label_w = 240.0;
-    let w = WIDTH - label_w - 90.0;
-    let mut svg = format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" role="img"><title>{t}</title><text x="{LEFT}" y="18" font-size="14" font-weight="bold">{t}</text>"#,
-        t = escape(title)
-    );
-    for (i, (label, value)) in bars.iter().enumerate() {
-        let top = TOP + 26.0 * i as f64;
-        let bar = (value / max * w).max(1.0);
-        let color = COLORS[i % COLORS.len()];
-        let _ = write!(
-            svg,
-            r#"<text x="{lx}" y="{ty}" font-size="12" text-anchor="end">{l}</text><rect x="{label_w}" y="{top}" width="{bar:.1}" height="18" fill="{color}"/><text x="{vx:.1}" y="{ty}" font-size="12">{v} {u}</text>"#,
-            lx = label_w - 6.0,
-            ty = top + 13.0,
-            l = escape(label),
-            vx = label_w + bar + 4.0,
-            v = format_value(*value),
-            u = escape(unit)
-        );
-    }
-    svg.push_str("</svg>");
-    svg
-}
-
 fn frame(title: &str) -> String {
     format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" role="img"><title>{t}</title><text x="{LEFT}" y="18" font-size="14" font-weight="bold">{t}</text>"#,
@@ -199,12 +170,5 @@ mod tests {
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
         assert_eq!(svg.matches("<polyline").count(), 2);
         assert!(svg.contains("p95 &lt;latency&gt;"));
-    }
-
-    #[test]
-    fn bar_chart_has_a_bar_per_value() {
-        let svg = bar_chart("cost", "$", &[("a".into(), 1.0), ("b".into(), 0.5)]);
-        assert_eq!(svg.matches("<rect").count(), 2);
-        assert!(svg.contains(">0.500 $<"));
     }
 }

@@ -1,0 +1,72 @@
+//! Lambda: invocations, billed time and ingested log bytes per function.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Architecture {
+    #[default]
+    #[serde(rename = "x86_64")]
+    X86_64,
+    #[serde(rename = "arm64")]
+    Arm64,
+}
+
+impl Architecture {
+    /// As Lambda spells it (`Architectures` in a template, the price table).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::X86_64 => "x86_64",
+            Self::Arm64 => "arm64",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LambdaMetrics {
+    pub account_concurrency_limit: u32,
+    /// Oldest invocation records dropped to stay within the emulator's cap.
+    pub dropped_records: u64,
+    pub concurrent_executions: u32,
+    pub peak_concurrent_executions: u32,
+    /// By function name.
+    pub functions: BTreeMap<String, FunctionMetrics>,
+}
+
+/// Totals for one function since start or the last reset.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FunctionMetrics {
+    pub memory_mb: u32,
+    /// As configured; the binaries run on the host's architecture.
+    pub architecture: Architecture,
+    /// Invocations that ran (throttles excluded, as in CloudWatch).
+    pub invocations: u64,
+    /// Function errors, timeouts, crashes and init failures.
+    pub errors: u64,
+    pub throttles: u64,
+    pub timeouts: u64,
+    pub crashes: u64,
+    pub cold_starts: u64,
+    pub duration_ms: f64,
+    /// `ceil(duration + init)` per invocation, summed.
+    pub billed_ms: u64,
+    pub init_ms: f64,
+    /// Part of `billed_ms` spent waiting on callees or replies; the emulator
+    /// cannot tell, so it reports 0 and the cost model shows no waiting line.
+    pub waiting_ms: f64,
+    pub gb_seconds: f64,
+    /// Log events CloudWatch would ingest: each stdout/stderr line and each
+    /// platform line (START, END, REPORT, ...).
+    pub log_events: u64,
+    /// Their ingested size: UTF-8 message bytes plus 26 bytes per event.
+    pub log_bytes: u64,
+    /// User + system CPU time of the function's processes, live and exited.
+    pub cpu_ms: f64,
+    pub concurrent_executions: u32,
+    pub peak_concurrent_executions: u32,
+    /// Execution environments alive now (busy or warm).
+    pub environments: usize,
+}

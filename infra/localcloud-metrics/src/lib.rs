@@ -1,0 +1,132 @@
+//! The metrics contract: the document behind `GET /_localcloud/metrics`,
+//! defined once. The local cloud's services fill in their sections, the admin
+//! endpoint serialises [`MetricsDocument`], the bench and the cost model read it.
+//!
+//! One casing (snake_case), one version ([`VERSION`]); every field is required
+//! and an unknown field is an error: a reader never prices a zero it did not
+//! meter. Change a field, bump [`VERSION`].
+
+pub mod api;
+pub mod dynamodb;
+pub mod esm;
+pub mod lambda;
+pub mod sqs;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+pub use api::{ApiMetrics, ApiOutcome};
+pub use dynamodb::{DynamoDbMetrics, TableMetrics};
+pub use esm::EsmMetrics;
+pub use lambda::{Architecture, FunctionMetrics, LambdaMetrics};
+pub use sqs::{QueueMetrics, SqsMetrics};
+
+/// Version of the document's shape; readers refuse any other.
+pub const VERSION: u32 = 2;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsDocument {
+    pub version: u32,
+    pub process: ProcessMetrics,
+    pub dynamodb: DynamoDbMetrics,
+    pub sqs: SqsMetrics,
+    /// Empty when no application (template) is running.
+    pub lambda: LambdaMetrics,
+    /// HTTP APIs by logical id.
+    pub apis: BTreeMap<String, ApiMetrics>,
+    pub event_source_mappings: Vec<EsmMetrics>,
+}
+
+/// The emulator's own CPU time (`None` where the OS does not tell).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessMetrics {
+    // `deserialize_with` makes the fields required: `null`, never absent.
+    #[serde(deserialize_with = "Option::deserialize")]
+    pub cpu_user_seconds: Option<f64>,
+    #[serde(deserialize_with = "Option::deserialize")]
+    pub cpu_system_seconds: Option<f64>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MetricsError {
+    #[error("the metrics document is version {found}, this reader understands version {VERSION}")]
+    Version { found: u64 },
+    #[error("not a metrics document (version {VERSION}): {0}")]
+    Shape(#[from] serde_json::Error),
+}
+
+impl MetricsDocument {
+    /// A document with every section empty, at this [`VERSION`].
+    pub fn new() -> Self {
+        Self {
+            version: VERSION,
+            ..Self::default()
+        }
+    }
+
+    /// Parses and checks the version first, so that an older or newer
+    /// document is named as such rather than as a missing field.
+    pub fn from_json(text: &str) -> Result<Self, MetricsError> {
+        Self::from_value(serde_json::from_str(text)?)
+    }
+
+    pub fn from_value(value: serde_json::Value) -> Result<Self, MetricsError> {
+        let found = value.get("version").and_then(serde_json::Value::as_u64);
+        match found {
+            Some(v) if v == u64::from(VERSION) => Ok(serde_json::from_value(value)?),
+            Some(v) => Err(MetricsError::Version { found: v }),
+            None => Err(MetricsError::Version { found: 0 }),
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("the metrics document always serialises")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_document_round_trips() {
+        let doc = MetricsDocument::new();
+        assert_eq!(MetricsDocument::from_json(&doc.to_json()).unwrap(), doc);
+    }
+
+    #[test]
+    fn another_version_is_named_as_such() {
+        let err = MetricsDocument::from_json(r#"{"version": 1}"#).unwrap_err();
+        assert!(err.to_string().contains("version 1"), "{err}");
+        let err = MetricsDocument::from_json("{}").unwrap_err();
+        assert!(matches!(err, MetricsError::Version { found: 0 }));
+    }
+
+    #[test]
+    fn a_missing_field_is_an_error_not_a_zero() {
+        let mut value = serde_json::to_value(MetricsDocument::new()).unwrap();
+        value.as_object_mut().unwrap().remove("sqs");
+        let err = MetricsDocument::from_value(value).unwrap_err();
+        assert!(err.to_string().contains("sqs"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_cpu_is_null_not_absent() {
+        let mut value = serde_json::to_value(MetricsDocument::new()).unwrap();
+        assert!(MetricsDocument::from_value(value.clone()).is_ok());
+        value["process"] = serde_json::json!({"cpu_user_seconds": 1.0});
+        let err = MetricsDocument::from_value(value).unwrap_err();
+        assert!(err.to_string().contains("cpu_system_seconds"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_field_is_an_error() {
+        let mut value = serde_json::to_value(MetricsDocument::new()).unwrap();
+        value["lambda"]["log_bytes"] = 5.into();
+        let err = MetricsDocument::from_value(value).unwrap_err();
+        assert!(err.to_string().contains("log_bytes"), "{err}");
+    }
+}

@@ -1,0 +1,34 @@
+//! SQS: billed requests and message flow per queue.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SqsMetrics {
+    /// Sum of `billed_requests` over all queues plus unattributed calls.
+    pub billed_requests: u64,
+    /// Calls that named no existing queue (ListQueues, failed lookups).
+    pub unattributed_requests: u64,
+    /// By queue ARN.
+    pub queues: BTreeMap<String, QueueMetrics>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueMetrics {
+    /// False once the queue was deleted (its counters are kept).
+    pub exists: bool,
+    /// Requests as billed: one per started 64 KB of payload.
+    pub billed_requests: u64,
+    /// Calls per operation name (`SendMessageBatch`, ...), successful or not.
+    pub api_calls: BTreeMap<String, u64>,
+    pub messages_sent: u64,
+    pub messages_received: u64,
+    pub messages_deleted: u64,
+    pub messages_moved_to_dlq: u64,
+    pub approximate_number_of_messages: u64,
+    pub approximate_number_of_messages_not_visible: u64,
+    pub approximate_number_of_messages_delayed: u64,
+}

@@ -1,0 +1,326 @@
+//! The report's first screen: the experiments' questions with their measured
+//! answers side by side, and the bill by heading per variant. Tables are data
+//! here; `markdown` and `html` only render them.
+
+use costmodel::bill::BILL_HEADINGS;
+
+use super::{ms, title};
+use crate::results::{RecordKind, Results, RunRecord};
+
+/// A table of text cells; the first column names the row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    pub headers: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// One experiment's question and the table that answers it.
+pub struct Answer {
+    pub question: &'static str,
+    pub table: Table,
+}
+
+const ORDERS_COLUMNS: [(&str, &str); 4] = [
+    ("orders-baseline", "orders-direct"),
+    ("orders-baseline", "orders-queue"),
+    ("orders-highload", "orders-direct"),
+    ("orders-highload", "orders-queue"),
+];
+
+const CONDUIT_VARIANTS: [&str; 3] = [
+    "conduit-monolith",
+    "conduit-micro-invoke",
+    "conduit-micro-queue",
+];
+
+/// The answers the run can give (an experiment none of whose runs is in the
+/// results is left out).
+pub fn answers(results: &Results) -> Vec<Answer> {
+    let mut answers = Vec::new();
+    let orders: Vec<Option<&RunRecord>> = ORDERS_COLUMNS
+        .iter()
+        .map(|(scenario, variant)| find(results, scenario, variant))
+        .collect();
+    if orders.iter().any(Option::is_some) {
+        answers.push(Answer {
+            question: "Direct call or queue for a slow read-only query (orders)?",
+            table: orders_table(results, &orders),
+        });
+    }
+    let conduit: Vec<Option<&RunRecord>> = CONDUIT_VARIANTS
+        .iter()
+        .map(|variant| find(results, "conduit-mixed", variant))
+        .collect();
+    if conduit.iter().any(Option::is_some) {
+        answers.push(Answer {
+            question: "One Lambda or many (Conduit: monolith, microservices by Invoke, by queue)?",
+            table: conduit_table(results, &conduit),
+        });
+    }
+    answers
+}
+
+fn find<'a>(results: &'a Results, scenario: &str, variant: &str) -> Option<&'a RunRecord> {
+    results
+        .records
+        .iter()
+        .find(|r| r.kind == RecordKind::Scenario && r.scenario == scenario && r.variant == variant)
+}
+
+fn orders_table(results: &Results, runs: &[Option<&RunRecord>]) -> Table {
+    let mut headers = vec![String::new()];
+    headers.extend(ORDERS_COLUMNS.iter().map(|(s, v)| {
+        format!(
+            "{} {}",
+            s.trim_start_matches("orders-"),
+            v.trim_start_matches("orders-")
+        )
+    }));
+    let mut rows = vec![
+        row("ok requests/s", runs, |r| {
+            format!("{:.1}", r.summary.successful_rps)
+        }),
+        row("failed requests", runs, |r| {
+            format!(
+                "{} ({:.1} %)",
+                r.summary.failures,
+                r.summary.error_rate * 100.0
+            )
+        }),
+        row("p95 ms (successful)", runs, |r| ms(r.summary.p95_ms)),
+    ];
+    rows.extend(cost_rows(results, runs));
+    Table { headers, rows }
+}
+
+fn conduit_table(results: &Results, runs: &[Option<&RunRecord>]) -> Table {
+    let mut headers = vec![String::new()];
+    headers.extend(
+        CONDUIT_VARIANTS
+            .iter()
+            .map(|v| v.trim_start_matches("conduit-").to_string()),
+    );
+    let held = |variant: &str| {
+        results
+            .capacity
+            .iter()
+            .find(|c| c.variant == variant)
+            .map(|c| {
+                c.users_held
+                    .map_or_else(|| "none".into(), |u| u.to_string())
+            })
+            .unwrap_or_else(|| "-".into())
+    };
+    let mut rows = vec![
+        row("function CPU ms per request", runs, |r| {
+            r.cpu
+                .functions_ms_per_request
+                .map_or_else(|| "-".into(), |v| format!("{v:.2}"))
+        }),
+        row("p95 ms (successful)", runs, |r| ms(r.summary.p95_ms)),
+    ];
+    let mut users = vec!["users held (p95 < 500 ms, p99 < 1 s, errors < 1 %)".to_string()];
+    users.extend(CONDUIT_VARIANTS.iter().map(|v| held(v)));
+    rows.push(users);
+    rows.extend(cost_rows(results, runs));
+    Table { headers, rows }
+}
+
+/// $ per million successful requests at the measured architecture and at the
+/// other one (an estimate).
+fn cost_rows(results: &Results, runs: &[Option<&RunRecord>]) -> Vec<Vec<String>> {
+    let (measured, other) = architectures(results);
+    vec![
+        row(
+            &format!("$ per M ok ({measured}, as measured)"),
+            runs,
+            |r| dollars(r.cost.as_ref().and_then(|c| c.usd_per_million_successful)),
+        ),
+        row(&format!("$ per M ok ({other}, estimate)"), runs, |r| {
+            dollars(
+                r.cost
+                    .as_ref()
+                    .and_then(|c| c.other_architecture.as_ref())
+                    .and_then(|o| o.usd_per_million_successful),
+            )
+        }),
+    ]
+}
+
+fn row(
+    name: &str,
+    runs: &[Option<&RunRecord>],
+    cell: impl Fn(&RunRecord) -> String,
+) -> Vec<String> {
+    let mut out = vec![name.to_string()];
+    out.extend(
+        runs.iter()
+            .map(|r| r.map_or_else(|| "not run".into(), &cell)),
+    );
+    out
+}
+
+fn dollars(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |v| format!("{v:.2}"))
+}
+
+/// The measured architecture and the estimated one, as the records say.
+pub fn architectures(results: &Results) -> (String, String) {
+    results
+        .records
+        .iter()
+        .filter_map(|r| r.cost.as_ref())
+        .find_map(|c| {
+            let other = c.other_architecture.as_ref()?;
+            Some((c.architecture.clone(), other.architecture.clone()))
+        })
+        .unwrap_or_else(|| ("x86_64".into(), "arm64".into()))
+}
+
+/// What the dollars assume, in one paragraph.
+pub fn assumptions(results: &Results) -> String {
+    let (measured, other) = architectures(results);
+    let retention = results.log_retention_days.map_or_else(
+        || "not priced (no retention)".into(),
+        |d| format!("{d:.0} days kept"),
+    );
+    format!(
+        "Prices: table {} ({}{}). Lambda durations were measured on {measured} (this machine) and are priced at {measured} rates; \
+         the {other} figures are an estimate: the same durations at {other} rates (the template deploys arm64; code runs at another speed there). \
+         The bill covers API Gateway, Lambda requests and duration, SQS, DynamoDB, CloudWatch Logs (ingestion, 26 bytes per event included; storage {retention}) \
+         and data transfer out (response bytes with headers). Dollars are divided by successful requests.",
+        results.price_table_version,
+        results.region,
+        results
+            .price_date
+            .as_deref()
+            .map_or_else(String::new, |d| format!(", prices of {d}")),
+    )
+}
+
+/// Each scenario run's $ per million successful requests by bill heading.
+pub fn cost_by_line(results: &Results) -> Vec<(String, Vec<(String, f64)>)> {
+    results
+        .records
+        .iter()
+        .filter(|r| r.kind == RecordKind::Scenario)
+        .filter_map(|r| {
+            let cost = r.cost.as_ref()?;
+            let successes = r.summary.successes as f64;
+            (successes > 0.0 && !cost.by_line.is_empty()).then(|| {
+                let lines = cost
+                    .by_line
+                    .iter()
+                    .map(|l| (l.heading.clone(), l.usd / successes * 1e6))
+                    .collect();
+                (title(r), lines)
+            })
+        })
+        .collect()
+}
+
+/// The same as a table: a row per run, a column per heading.
+pub fn cost_by_line_table(results: &Results) -> Option<Table> {
+    let runs = cost_by_line(results);
+    if runs.is_empty() {
+        return None;
+    }
+    let mut headers = vec!["run".to_string()];
+    headers.extend(BILL_HEADINGS.iter().map(|h| h.to_string()));
+    headers.push("total".into());
+    let rows = runs
+        .iter()
+        .map(|(name, lines)| {
+            let mut row = vec![name.clone()];
+            row.extend(BILL_HEADINGS.iter().map(|h| {
+                let usd: f64 = lines.iter().filter(|(l, _)| l == h).map(|(_, v)| v).sum();
+                format!("{usd:.3}")
+            }));
+            row.push(format!("{:.2}", lines.iter().map(|(_, v)| v).sum::<f64>()));
+            row
+        })
+        .collect();
+    Some(Table { headers, rows })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testdata;
+
+    #[test]
+    fn orders_answer_puts_direct_and_queue_side_by_side_at_both_loads() {
+        // GIVEN results of every orders and Conduit variant
+        let results = testdata::results();
+        // WHEN the answers are drawn
+        let answers = answers(&results);
+        // THEN the orders question comes first, one column per scenario x path
+        assert_eq!(answers.len(), 2);
+        let orders = &answers[0].table;
+        assert_eq!(
+            orders.headers[1..],
+            [
+                "baseline direct",
+                "baseline queue",
+                "highload direct",
+                "highload queue"
+            ]
+        );
+        let failed = orders
+            .rows
+            .iter()
+            .find(|r| r[0] == "failed requests")
+            .unwrap();
+        assert_eq!(failed[3], "50 (20.0 %)");
+        let cost = orders
+            .rows
+            .iter()
+            .find(|r| r[0].contains("x86_64, as measured"))
+            .unwrap();
+        assert!(
+            cost[1..].iter().all(|c| c.parse::<f64>().is_ok()),
+            "{cost:?}"
+        );
+        assert!(orders.rows.iter().any(|r| r[0].contains("arm64, estimate")));
+    }
+
+    #[test]
+    fn conduit_answer_has_cpu_latency_users_held_and_dollars() {
+        let results = testdata::results();
+        let conduit = &answers(&results)[1].table;
+        assert_eq!(
+            conduit.headers[1..],
+            ["monolith", "micro-invoke", "micro-queue"]
+        );
+        let held = conduit
+            .rows
+            .iter()
+            .find(|r| r[0].starts_with("users held"))
+            .unwrap();
+        assert_eq!(held[1..], ["400", "300", "200"]);
+        assert!(conduit
+            .rows
+            .iter()
+            .any(|r| r[0] == "function CPU ms per request"));
+    }
+
+    #[test]
+    fn a_run_missing_from_the_results_says_so() {
+        let mut results = testdata::results();
+        results.records.retain(|r| r.variant != "orders-queue");
+        let orders = &answers(&results)[0].table;
+        assert_eq!(orders.rows[0][2], "not run");
+    }
+
+    #[test]
+    fn cost_by_line_has_every_heading_and_adds_up_to_the_price_per_million() {
+        let results = testdata::results();
+        let table = cost_by_line_table(&results).unwrap();
+        assert_eq!(table.headers.len(), 1 + BILL_HEADINGS.len() + 1);
+        for (run, r) in table.rows.iter().zip(results.records.iter()) {
+            let total: f64 = run.last().unwrap().parse().unwrap();
+            let expected = r.cost.as_ref().unwrap().usd_per_million_successful.unwrap();
+            assert!((total - expected).abs() < 0.01, "{run:?} vs {expected}");
+        }
+    }
+}
