@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::cors::CorsConfig;
+
 /// The stage every HTTP API gets unless told otherwise; it adds no path prefix.
 pub const DEFAULT_STAGE: &str = "$default";
 
@@ -30,6 +32,12 @@ pub struct HttpApiConfig {
     /// The id `Ref` gives in the template; derived from `name` when absent.
     #[serde(default)]
     pub api_id: Option<String>,
+    /// `CorsConfiguration`: preflights answered by the gateway.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cors: Option<CorsConfig>,
+    /// A function URL with `AuthType: AWS_IAM`: unsigned calls get 403.
+    #[serde(default)]
+    pub iam_auth: bool,
 }
 
 /// `GET /api/articles/{slug}` -> function; method `ANY` matches every method;
@@ -58,6 +66,10 @@ pub enum ConfigError {
     },
     #[error("HTTP API {api}: duplicate route {route}")]
     DuplicateRoute { api: String, route: String },
+    #[error("API {api}: stage name `{stage}` must be letters, digits, - or _")]
+    Stage { api: String, stage: String },
+    #[error("API {api}: throttling rate must not be negative")]
+    Throttle { api: String },
 }
 
 impl HttpApiConfig {
@@ -70,30 +82,38 @@ impl HttpApiConfig {
             timeout: default_timeout(),
             stage_variables: BTreeMap::new(),
             api_id: None,
+            cors: None,
+            iam_auth: false,
         }
     }
 
     /// The configured id, or the ten-character id AWS would assign, derived
     /// from the name so that a restarted local cloud keeps its identity.
     pub fn api_id(&self) -> String {
-        if let Some(id) = &self.api_id {
-            return id.clone();
+        match &self.api_id {
+            Some(id) => id.clone(),
+            None => derive_api_id(&self.name),
         }
-        const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
-        // FNV-1a: stable across runs and Rust versions, unlike DefaultHasher.
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for byte in self.name.bytes() {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-        (0..10)
-            .map(|_| {
-                let c = ALPHABET[(hash % 36) as usize] as char;
-                hash = (hash / 36) ^ hash.rotate_left(17);
-                c
-            })
-            .collect()
     }
+}
+
+/// The ten-character id AWS would assign, derived from a name so that a
+/// restarted local cloud keeps its identity.
+pub fn derive_api_id(name: &str) -> String {
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    // FNV-1a: stable across runs and Rust versions, unlike DefaultHasher.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in name.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    (0..10)
+        .map(|_| {
+            let c = ALPHABET[(hash % 36) as usize] as char;
+            hash = (hash / 36) ^ hash.rotate_left(17);
+            c
+        })
+        .collect()
 }
 
 impl RouteConfig {

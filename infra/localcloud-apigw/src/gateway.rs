@@ -174,7 +174,22 @@ fn integration_response(
 impl Handler for HttpApi {
     async fn call(&self, request: HttpRequest) -> HttpResponse {
         let request_id = new_request_id();
-        let (mut response, outcome) = self.respond(&request, &request_id).await;
+        let (mut response, outcome) = match &self.config.cors {
+            Some(cors) if crate::cors::is_preflight(&request) => {
+                (cors.preflight(&request), Outcome::Rejected)
+            }
+            cors => {
+                let (mut response, outcome) = if self.config.iam_auth && !is_signed(&request) {
+                    (forbidden_unsigned(), Outcome::Rejected)
+                } else {
+                    self.respond(&request, &request_id).await
+                };
+                if let Some(cors) = cors {
+                    cors.decorate(&request, &mut response);
+                }
+                (response, outcome)
+            }
+        };
         if let Ok(value) = HeaderValue::from_str(&request_id) {
             response.headers_mut().insert("apigw-requestid", value);
         }
@@ -185,6 +200,50 @@ impl Handler for HttpApi {
             outcome,
         );
         response
+    }
+}
+
+/// Whether a request carries a SigV4 signature (header or query string).
+/// Signatures are not verified locally, as everywhere in the local cloud.
+fn is_signed(request: &HttpRequest) -> bool {
+    let header = request
+        .headers()
+        .get(http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("AWS4-HMAC-SHA256 "));
+    let query = request
+        .uri()
+        .query()
+        .is_some_and(|q| q.contains("X-Amz-Signature="));
+    header || query
+}
+
+/// A function URL with `AuthType: AWS_IAM` called without a signature:
+/// 403 `{"Message":"Forbidden"}` (Lambda's own error shape, capital M).
+/// <https://docs.aws.amazon.com/lambda/latest/dg/urls-auth.html>
+fn forbidden_unsigned() -> HttpResponse {
+    let mut response = HttpResponse::new(bytes::Bytes::from_static(br#"{"Message":"Forbidden"}"#));
+    *response.status_mut() = StatusCode::FORBIDDEN;
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// An API a gateway listener serves: HTTP API, REST API or function URL.
+pub trait MeteredApi: Handler {
+    fn metrics(&self) -> ApiMetrics;
+    fn reset_metrics(&self);
+}
+
+impl MeteredApi for HttpApi {
+    fn metrics(&self) -> ApiMetrics {
+        HttpApi::metrics(self)
+    }
+
+    fn reset_metrics(&self) {
+        HttpApi::reset_metrics(self)
     }
 }
 
@@ -199,17 +258,17 @@ pub enum StartError {
     },
 }
 
-/// A running HTTP API on its own listener.
+/// A running API on its own listener.
 pub struct GatewayHandle {
     /// The invoke URL, as AWS outputs it: with `/<stage>` for a named stage.
     pub url: String,
     pub addr: SocketAddr,
-    api: Arc<HttpApi>,
+    api: Arc<dyn MeteredApi>,
     server: ServerHandle,
 }
 
 impl GatewayHandle {
-    pub fn api(&self) -> &Arc<HttpApi> {
+    pub fn api(&self) -> &Arc<dyn MeteredApi> {
         &self.api
     }
 
@@ -245,19 +304,29 @@ pub fn start_on(
     invoker: Arc<dyn Invoker>,
     listener: TcpListener,
 ) -> Result<GatewayHandle, StartError> {
-    let stage = config.stage.clone();
+    let stage = (config.stage != DEFAULT_STAGE).then(|| config.stage.clone());
     let api = Arc::new(HttpApi::new(config, invoker)?);
+    serve(api, listener, stage.as_deref())
+}
+
+/// Serves `api` on `listener`; the URL ends with `/<stage>` when given.
+pub fn serve(
+    api: Arc<dyn MeteredApi>,
+    listener: TcpListener,
+    stage: Option<&str>,
+) -> Result<GatewayHandle, StartError> {
     let bind = listener.local_addr().map_err(|source| StartError::Bind {
         addr: ([127, 0, 0, 1], 0).into(),
         source,
     })?;
-    let server = localcloud_core::serve(listener, api.clone())
+    let handler: Arc<dyn Handler> = api.clone();
+    let server = localcloud_core::serve(listener, handler)
         .map_err(|source| StartError::Bind { addr: bind, source })?;
     let addr = server.addr;
-    let mut url = format!("http://{addr}");
-    if stage != DEFAULT_STAGE {
-        url = format!("{url}/{stage}");
-    }
+    let url = match stage {
+        Some(stage) => format!("http://{addr}/{stage}"),
+        None => format!("http://{addr}"),
+    };
     Ok(GatewayHandle {
         url,
         addr,

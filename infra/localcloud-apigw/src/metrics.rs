@@ -76,6 +76,27 @@ impl ApiMetrics {
         }
     }
 
+    /// A REST API request: billed as one request whatever its size (REST
+    /// APIs have no 512 KB metering increments).
+    pub fn record_per_request(
+        &mut self,
+        request_bytes: usize,
+        response_bytes: usize,
+        status: u16,
+        outcome: Outcome,
+    ) {
+        let before = self.metered_requests;
+        self.record(request_bytes, response_bytes, status, outcome);
+        self.metered_requests = before + 1;
+    }
+
+    /// A request the gateway throttled: answered, counted, not billed.
+    pub fn record_unbilled(&mut self, response_bytes: usize, status: u16) {
+        self.requests += 1;
+        self.response_bytes += response_bytes as u64;
+        *self.statuses.entry(status).or_default() += 1;
+    }
+
     pub fn reset(&mut self) {
         *self = Self::new(&self.api, &self.api_id);
     }

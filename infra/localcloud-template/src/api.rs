@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::diag::{At, Diags};
 use crate::events::RouteDecl;
-use crate::model::HttpApi;
+use crate::model::{HttpApi, RestApi};
 use crate::props::{check_keys, Reader};
 use crate::yaml::Node;
 
@@ -63,13 +63,26 @@ fn stage_variables(props: &Node, at: &At, r: &mut Reader) -> BTreeMap<String, St
     out
 }
 
-/// Puts each route on its API; two routes with one route key on one API are
-/// an error (AWS rejects the stack).
-pub(crate) fn attach_routes(apis: &mut [HttpApi], routes: Vec<RouteDecl>, diags: &mut Diags) {
+/// Puts each route on its API (HTTP or REST); two routes with one route key
+/// on one API are an error (AWS rejects the stack).
+pub(crate) fn attach_routes(
+    apis: &mut [HttpApi],
+    rest_apis: &mut [RestApi],
+    routes: Vec<RouteDecl>,
+    diags: &mut Diags,
+) {
     let mut seen: BTreeMap<(String, String), String> = BTreeMap::new();
     for decl in routes {
-        let Some(api) = apis.iter_mut().find(|a| a.logical_id == decl.api) else {
-            continue;
+        let http = apis
+            .iter_mut()
+            .find(|a| a.logical_id == decl.api)
+            .map(|a| &mut a.routes);
+        let api_routes = match http {
+            Some(routes) => routes,
+            None => match rest_apis.iter_mut().find(|a| a.logical_id == decl.api) {
+                Some(api) => &mut api.routes,
+                None => continue,
+            },
         };
         let key = decl.route.route_key();
         let at = At::resource(&decl.route.function)
@@ -82,6 +95,6 @@ pub(crate) fn attach_routes(apis: &mut [HttpApi], routes: Vec<RouteDecl>, diags:
         }
         let owner = format!("{}.{}", decl.route.function, decl.route.event);
         seen.insert((decl.api.clone(), key), owner);
-        api.routes.push(decl.route);
+        api_routes.push(decl.route);
     }
 }

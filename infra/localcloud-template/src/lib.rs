@@ -57,6 +57,7 @@ mod params;
 mod policy;
 mod props;
 mod queue;
+mod rest_api;
 mod scope;
 mod table;
 mod template;
@@ -67,7 +68,10 @@ use std::path::Path;
 pub use context::ResolveContext;
 pub use diag::{Diagnostic, Severity, TemplateError};
 pub use function::cargo_binary;
-pub use model::{Application, Build, Function, HttpApi, Parameter, Queue, Route, SqsEvent, Table};
+pub use model::{
+    Application, Build, Function, FunctionUrl, HttpApi, Parameter, Queue, RestApi, Route, SqsEvent,
+    Table,
+};
 pub use policy::{Grant, Policy, PolicySource, Target};
 
 /// Reads a template from text.

@@ -4,6 +4,7 @@ mod errors;
 mod functions;
 mod intrinsics;
 mod resources;
+mod rest;
 mod robustness;
 mod sample;
 
