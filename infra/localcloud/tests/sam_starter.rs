@@ -1,0 +1,44 @@
+//! A SAM app as `sam init` generates it for Rust (`infra/sam-starter`: REST
+//! `Type: Api` event, one function, the implicit `ServerlessRestApi`, its URL
+//! as `!Sub` in Outputs) runs on the local cloud without a change: the
+//! output URL answers as the deployed app would.
+
+mod common;
+
+use common::http_call;
+use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
+
+#[tokio::test]
+async fn the_sam_init_rust_starter_runs_unmodified_and_its_output_url_answers() {
+    // GIVEN the starter's template, its binary built by cargo as usual
+    let template = localcloud::testing::workspace_root().join("infra/sam-starter/template.yaml");
+    let logs = tempfile::tempdir().unwrap();
+    let mut stack = StackConfig::new(&template);
+    stack.binaries_dir = localcloud::testing::function_binaries(&["sam-starter-hello"]);
+    stack.log_dir = logs.path().to_path_buf();
+    let config = LocalCloudConfig {
+        stack: Some(stack),
+        ..LocalCloudConfig::ephemeral()
+    };
+    let cloud = LocalCloud::start(config).await.expect("the starter starts");
+    let app = &cloud.stack().unwrap().app;
+
+    // WHEN the URL from its Outputs is called, with and without a name
+    let url = app.outputs["HelloWorldApi"].clone();
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/Prod/hello/"),
+        "{url}"
+    );
+    let (status, body) = http_call("GET", &url, "").await;
+    let (named_status, named) = http_call("GET", &format!("{url}?name=jane"), "").await;
+
+    // THEN the function answers through the implicit REST API
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body, "Hello world, this is an AWS Lambda HTTP request");
+    assert_eq!(named_status, 200);
+    assert_eq!(named, "Hello jane, this is an AWS Lambda HTTP request");
+    // AND the other outputs resolve as on AWS
+    assert!(app.outputs["HelloWorldFunction"].starts_with("arn:aws:lambda:"));
+    assert!(app.outputs["HelloWorldFunctionIamRole"].contains(":role/"));
+    cloud.shutdown().await.unwrap();
+}
