@@ -47,6 +47,7 @@
 mod api;
 mod context;
 mod diag;
+mod emit;
 mod events;
 mod function;
 mod globals;
@@ -58,6 +59,7 @@ mod policy;
 mod props;
 mod queue;
 mod rest_api;
+mod rest_variant;
 mod scope;
 mod table;
 mod template;
@@ -73,6 +75,7 @@ pub use model::{
     Table,
 };
 pub use policy::{Grant, Policy, PolicySource, Target};
+pub use rest_variant::{rest_variant, RestVariantError, REST_STAGE};
 
 /// Reads a template from text.
 pub fn load_str(text: &str, ctx: &ResolveContext) -> Result<Application, TemplateError> {

@@ -43,6 +43,16 @@ enum Command {
         #[command(flatten)]
         app: AppArgs,
     },
+    /// Print the REST API version of a SAM template (every HttpApi as a REST
+    /// API, stage Prod), for LocalStack's free plan: template-rest.yaml.
+    RestTemplate {
+        /// The template to convert.
+        #[arg(long, default_value = "template.yaml")]
+        template: PathBuf,
+        /// Write here instead of standard output.
+        #[arg(long)]
+        output: Option<PathBuf>,
+    },
 }
 
 /// A SAM application to bring up with the data services.
@@ -120,6 +130,32 @@ async fn main() -> anyhow::Result<()> {
             latency_profile,
             app,
         } => serve(bind, state_file, latency_profile, app, started).await,
+        Command::RestTemplate { template, output } => rest_template(&template, output.as_deref()),
+    }
+}
+
+fn rest_template(
+    template: &std::path::Path,
+    output: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(template)
+        .with_context(|| format!("cannot read {}", template.display()))?;
+    let rest = localcloud_template::rest_variant(&text).map_err(|errors| {
+        let listed: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        anyhow::anyhow!(
+            "{} has no REST version:\n  {}",
+            template.display(),
+            listed.join("\n  ")
+        )
+    })?;
+    match output {
+        Some(path) => {
+            std::fs::write(path, rest).with_context(|| format!("cannot write {}", path.display()))
+        }
+        None => {
+            print!("{rest}");
+            Ok(())
+        }
     }
 }
 

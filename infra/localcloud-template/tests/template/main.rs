@@ -5,6 +5,7 @@ mod functions;
 mod intrinsics;
 mod resources;
 mod rest;
+mod rest_version;
 mod robustness;
 mod sample;
 
