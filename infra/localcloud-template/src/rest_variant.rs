@@ -61,8 +61,7 @@ pub fn rest_variant(template: &str) -> Result<String, Vec<RestVariantError>> {
     }
     if let Some(outputs) = map_entry(&mut root, "Outputs") {
         for e in entries(&mut outputs.value) {
-            let at = format!("Outputs.{}", e.key);
-            add_stage_to_urls(&mut e.value, &apis, &at, &mut errors);
+            add_stage_to_urls(&mut e.value, &apis);
         }
     }
     if !errors.is_empty() {
@@ -337,12 +336,7 @@ fn convert_event(event: &mut Node, at: &str, apis: &[String], errors: &mut Vec<R
 /// `https://${Api}.execute-api.${AWS::Region}.${AWS::URLSuffix}` (or
 /// `.amazonaws.com`) becomes the same URL with `/Prod`, and
 /// `!GetAtt Api.ApiEndpoint` that URL spelled out.
-fn add_stage_to_urls(
-    node: &mut Node,
-    apis: &[String],
-    at: &str,
-    errors: &mut Vec<RestVariantError>,
-) {
+fn add_stage_to_urls(node: &mut Node, apis: &[String]) {
     if let Some(("Fn::GetAtt", arg)) = node.intrinsic() {
         let target = arg.text().map(str::to_string).or_else(|| {
             arg.seq()
@@ -365,13 +359,13 @@ fn add_stage_to_urls(
                 if e.key == "Fn::Sub" {
                     add_stage_in_sub(&mut e.value, apis);
                 } else {
-                    add_stage_to_urls(&mut e.value, apis, at, errors);
+                    add_stage_to_urls(&mut e.value, apis);
                 }
             }
         }
         Kind::Seq(items) => {
             for item in items {
-                add_stage_to_urls(item, apis, at, errors);
+                add_stage_to_urls(item, apis);
             }
         }
         Kind::Scalar { .. } => {}
