@@ -68,9 +68,13 @@ struct AppArgs {
     /// `AWS::StackName`, also the prefix of generated resource names.
     #[arg(long, default_value = "local")]
     stack_name: String,
-    /// Directory holding the functions' binaries (`cargo build` output).
-    #[arg(long, default_value = "target/debug")]
-    binaries_dir: PathBuf,
+    /// Directory holding the functions' binaries (`cargo build` output). Without
+    /// it, each function's binary is looked for where `sam build`
+    /// (`.aws-sam/build/<LogicalId>/bootstrap`) and `cargo lambda build`
+    /// (`target/lambda/<binary>/bootstrap`) put it beside the template, then in
+    /// target/debug; the log says which was used.
+    #[arg(long)]
+    binaries_dir: Option<PathBuf>,
     /// Port of the first HTTP API; the others follow in template order. Default: free ports.
     #[arg(long)]
     api_port: Option<u16>,
@@ -104,7 +108,11 @@ impl AppArgs {
             template: template.clone(),
             stack_name: self.stack_name.clone(),
             parameter_overrides: overrides,
-            binaries_dir: self.binaries_dir.clone(),
+            binaries_dir: self
+                .binaries_dir
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("target/debug")),
+            build_outputs: self.binaries_dir.is_none(),
             first_api_port: self.api_port,
             log_dir: self.log_dir.clone(),
             account_concurrency_limit: self.account_concurrency,
@@ -207,7 +215,7 @@ async fn serve(
             );
         }
         for (api, url) in stack.api_urls() {
-            tracing::info!("HTTP API {api}: {url}");
+            tracing::info!("API {api}: {url}");
         }
         if let Some(path) = &app.endpoints_file {
             let endpoints = serde_json::to_string_pretty(&stack.endpoints(&endpoint))?;

@@ -29,6 +29,10 @@ pub struct StackConfig {
     pub parameter_overrides: BTreeMap<String, String>,
     /// Where cargo put the functions' binaries (`target/debug` or `target/release`).
     pub binaries_dir: PathBuf,
+    /// Look first where `sam build` and `cargo lambda build` put binaries,
+    /// beside the template (`.aws-sam/build/<LogicalId>/bootstrap`,
+    /// `target/lambda/<binary>/bootstrap`); see [`crate::binaries`].
+    pub build_outputs: bool,
     /// The first API listens here, the next on the following port (HTTP
     /// APIs, REST APIs, function URLs, each in template order); `None` picks
     /// free ports.
@@ -47,6 +51,7 @@ impl StackConfig {
             stack_name: "local".into(),
             parameter_overrides: BTreeMap::new(),
             binaries_dir: PathBuf::from("target/debug"),
+            build_outputs: false,
             first_api_port: None,
             log_dir: PathBuf::from(".localcloud/logs"),
             account_concurrency_limit: 1000,
@@ -61,10 +66,10 @@ pub enum StackError {
     Template(#[from] localcloud_template::TemplateError),
     #[error("cannot create {what}: {message}")]
     Resource { what: String, message: String },
-    #[error("function {function}: binary {path} not found; build the functions first with `cargo build --workspace --bins`{hint}")]
+    #[error("function {function}: no binary to run (tried {tried}); build the functions first with `cargo build --workspace --bins`{hint}, `sam build` or `cargo lambda build`")]
     MissingBinary {
         function: String,
-        path: PathBuf,
+        tried: String,
         hint: String,
     },
     #[error("cannot start {what}: {message}")]
@@ -302,20 +307,33 @@ fn start_lambda(
             .as_ref()
             .and_then(|b| b.binary.clone())
             .unwrap_or_else(|| "bootstrap".to_string());
-        // Absolute, since function processes run in a directory of their own.
-        let binary = std::path::absolute(config.binaries_dir.join(&binary_name))
-            .unwrap_or_else(|_| config.binaries_dir.join(&binary_name));
-        if !binary.is_file() {
-            return Err(StackError::MissingBinary {
+        let search = crate::binaries::Search {
+            logical_id: &function.logical_id,
+            binary: &binary_name,
+            template_dir: config
+                .template
+                .parent()
+                .unwrap_or(std::path::Path::new(".")),
+            binaries_dir: &config.binaries_dir,
+            build_outputs: config.build_outputs,
+        };
+        let located =
+            crate::binaries::locate(&search).map_err(|tried| StackError::MissingBinary {
                 function: function.logical_id.clone(),
-                path: binary,
+                tried: tried.join(", "),
                 hint: if config.binaries_dir.ends_with("release") {
                     " --release".into()
                 } else {
                     String::new()
                 },
-            });
-        }
+            })?;
+        tracing::info!(
+            "function {}: {} (from {})",
+            function.logical_id,
+            located.path.display(),
+            located.origin
+        );
+        let binary = located.path;
         functions.push(FunctionConfig {
             name: function.name.clone(),
             binary,

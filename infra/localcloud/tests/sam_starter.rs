@@ -42,3 +42,72 @@ async fn the_sam_init_rust_starter_runs_unmodified_and_its_output_url_answers() 
     assert!(app.outputs["HelloWorldFunctionIamRole"].contains(":role/"));
     cloud.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn after_sam_build_the_starter_runs_from_aws_sam_build_without_a_binaries_dir() {
+    // GIVEN the starter's template with its binary where `sam build` puts it
+    let project = tempfile::tempdir().unwrap();
+    let source = localcloud::testing::workspace_root().join("infra/sam-starter");
+    std::fs::copy(
+        source.join("template.yaml"),
+        project.path().join("template.yaml"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(project.path().join("rust_app")).unwrap();
+    std::fs::copy(
+        source.join("rust_app/Cargo.toml"),
+        project.path().join("rust_app/Cargo.toml"),
+    )
+    .unwrap();
+    let built = localcloud::testing::function_binaries(&["sam-starter-hello"]);
+    let sam_build = project.path().join(".aws-sam/build/HelloWorldFunction");
+    std::fs::create_dir_all(&sam_build).unwrap();
+    std::fs::copy(built.join("sam-starter-hello"), sam_build.join("bootstrap")).unwrap();
+
+    // WHEN the local cloud starts it without a binaries directory
+    let mut stack = StackConfig::new(project.path().join("template.yaml"));
+    stack.binaries_dir = project.path().join("target/debug");
+    stack.build_outputs = true;
+    stack.log_dir = project.path().join("logs");
+    let config = LocalCloudConfig {
+        stack: Some(stack),
+        ..LocalCloudConfig::ephemeral()
+    };
+    let cloud = LocalCloud::start(config)
+        .await
+        .expect("found the sam build output");
+
+    // THEN the function answers
+    let url = cloud.stack().unwrap().app.outputs["HelloWorldApi"].clone();
+    let (status, body) = http_call("GET", &url, "").await;
+    assert_eq!(status, 200, "{body}");
+    cloud.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn without_any_build_the_error_lists_every_place_looked_in() {
+    let project = tempfile::tempdir().unwrap();
+    let source = localcloud::testing::workspace_root().join("infra/sam-starter/template.yaml");
+    std::fs::copy(source, project.path().join("template.yaml")).unwrap();
+    let mut stack = StackConfig::new(project.path().join("template.yaml"));
+    stack.binaries_dir = project.path().join("target/debug");
+    stack.build_outputs = true;
+    stack.log_dir = project.path().join("logs");
+    let config = LocalCloudConfig {
+        stack: Some(stack),
+        ..LocalCloudConfig::ephemeral()
+    };
+    let message = LocalCloud::start(config)
+        .await
+        .err()
+        .expect("no binary")
+        .to_string();
+    for place in [
+        ".aws-sam/build/HelloWorldFunction/bootstrap",
+        "target/lambda/",
+        "target/debug/",
+    ] {
+        assert!(message.contains(place), "{place} in {message}");
+    }
+    assert!(message.contains("sam build"), "{message}");
+}
