@@ -153,7 +153,7 @@ fn default_timeout() -> Duration {
     MAX_INTEGRATION_TIMEOUT
 }
 
-mod millis {
+pub(crate) mod millis {
     use std::time::Duration;
 
     use serde::{Deserialize, Deserializer, Serializer};

@@ -83,14 +83,7 @@ impl HttpApi {
         if self.config.stage == DEFAULT_STAGE {
             return Some(path);
         }
-        let rest = path
-            .strip_prefix('/')?
-            .strip_prefix(self.config.stage.as_str())?;
-        match rest {
-            "" => Some("/"),
-            r if r.starts_with('/') => Some(r),
-            _ => None,
-        }
+        crate::routes::strip_stage(path, &self.config.stage)
     }
 
     async fn respond(&self, request: &HttpRequest, request_id: &str) -> (HttpResponse, Outcome) {

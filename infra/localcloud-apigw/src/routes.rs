@@ -135,6 +135,17 @@ impl RouteTable {
     }
 }
 
+/// `/{stage}/pets` -> `/pets` (`/{stage}` -> `/`); `None` when the path
+/// does not start with the stage.
+pub fn strip_stage<'a>(path: &'a str, stage: &str) -> Option<&'a str> {
+    let rest = path.strip_prefix('/')?.strip_prefix(stage)?;
+    match rest {
+        "" => Some("/"),
+        r if r.starts_with('/') => Some(r),
+        _ => None,
+    }
+}
+
 fn specificity(a: &Route, b: &Route) -> Ordering {
     let ranks = |r: &Route| r.segments.iter().map(Segment::rank).collect::<Vec<_>>();
     ranks(a)

@@ -3,8 +3,6 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
-
 use crate::diag::{At, Diags};
 use crate::events::RouteDecl;
 use crate::model::{HttpApi, RestApi};
@@ -31,7 +29,7 @@ pub(crate) fn http_api(id: &str, props: &Node, implicit: bool, r: &mut Reader) -
         .unwrap_or_else(|| "$default".to_string());
     let _name = r.string(props, "Name", &at);
     let cors = r.value(props, "CorsConfiguration", &at).map(|(v, _)| v);
-    let stage_variables = stage_variables(props, &at, r);
+    let stage_variables = r.string_map(props, "StageVariables", &at);
     let api_id = (r.scope.ctx.api_id)(id);
     Some(HttpApi {
         logical_id: id.to_string(),
@@ -43,24 +41,6 @@ pub(crate) fn http_api(id: &str, props: &Node, implicit: bool, r: &mut Reader) -
         stage_variables,
         routes: Vec::new(),
     })
-}
-
-fn stage_variables(props: &Node, at: &At, r: &mut Reader) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    let Some((v, line)) = r.value(props, "StageVariables", at) else {
-        return out;
-    };
-    let at = at.child("StageVariables");
-    let Value::Object(vars) = v else {
-        r.diags.error(&at, line, "expected a map");
-        return out;
-    };
-    for (k, v) in vars {
-        if let Some(s) = r.as_string(v, line, &at.child(&k)) {
-            out.insert(k, s);
-        }
-    }
-    out
 }
 
 /// Puts each route on its API (HTTP or REST); two routes with one route key

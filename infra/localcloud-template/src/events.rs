@@ -130,25 +130,35 @@ fn rest_api(
         r.diags.error(&at.child("Path"), line_of("Path"), m);
         return None;
     }
-    let timeout_ms = r.u32(props, "TimeoutInMillis", at);
-    if timeout_ms.is_some_and(|t| !(50..=29_000).contains(&t)) {
-        let m = "must be between 50 and 29000";
-        r.diags
-            .error(&at.child("TimeoutInMillis"), line_of("TimeoutInMillis"), m);
-        return None;
-    }
+    let timeout_ms = integration_timeout(props, 29_000, at, r).ok()?;
+    let route = Route {
+        method,
+        path,
+        function: function.to_string(),
+        event: event.to_string(),
+        payload_format_version: "1.0".to_string(),
+        timeout_ms,
+    };
     Some(RouteDecl {
         api,
         line: props.line,
-        route: Route {
-            method,
-            path,
-            function: function.to_string(),
-            event: event.to_string(),
-            payload_format_version: "1.0".to_string(),
-            timeout_ms,
-        },
+        route,
     })
+}
+
+/// `TimeoutInMillis`, between 50 and `max` (29 s for REST APIs, 30 s for
+/// HTTP APIs); `Err` once the problem is reported.
+fn integration_timeout(props: &Node, max: u32, at: &At, r: &mut Reader) -> Result<Option<u32>, ()> {
+    let timeout_ms = r.u32(props, "TimeoutInMillis", at);
+    if timeout_ms.is_some_and(|t| !(50..=max).contains(&t)) {
+        let line = props
+            .get("TimeoutInMillis")
+            .map_or(props.line, |e| e.key_line);
+        let m = format!("must be between 50 and {max}");
+        r.diags.error(&at.child("TimeoutInMillis"), line, m);
+        return Err(());
+    }
+    Ok(timeout_ms)
 }
 
 fn http_api(
@@ -207,24 +217,19 @@ fn http_api(
         );
         return None;
     }
-    let timeout_ms = r.u32(props, "TimeoutInMillis", at);
-    if timeout_ms.is_some_and(|t| !(50..=30_000).contains(&t)) {
-        let m = "must be between 50 and 30000";
-        r.diags
-            .error(&at.child("TimeoutInMillis"), line_of("TimeoutInMillis"), m);
-        return None;
-    }
+    let timeout_ms = integration_timeout(props, 30_000, at, r).ok()?;
+    let route = Route {
+        method,
+        path,
+        function: function.to_string(),
+        event: event.to_string(),
+        payload_format_version: version,
+        timeout_ms,
+    };
     Some(RouteDecl {
         api,
         line: props.line,
-        route: Route {
-            method,
-            path,
-            function: function.to_string(),
-            event: event.to_string(),
-            payload_format_version: version,
-            timeout_ms,
-        },
+        route,
     })
 }
 

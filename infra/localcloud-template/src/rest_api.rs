@@ -1,8 +1,6 @@
 //! `AWS::Serverless::Api` resources (and the implicit `ServerlessRestApi`):
 //! REST APIs whose methods the functions' `Api` events declare.
 
-use std::collections::BTreeMap;
-
 use serde_json::Value;
 
 use crate::diag::At;
@@ -60,7 +58,7 @@ pub(crate) fn rest_api(id: &str, props: &Node, implicit: bool, r: &mut Reader) -
         .into_iter()
         .map(|t| t.replace("~1", "/"))
         .collect();
-    let stage_variables = string_map(props, "Variables", &at, r);
+    let stage_variables = r.string_map(props, "Variables", &at);
     let throttle = throttle(props, &at, r);
     let api_id = (r.scope.ctx.api_id)(id);
     Some(RestApi {
@@ -92,24 +90,6 @@ fn strings(props: &Node, key: &str, at: &At, r: &mut Reader) -> Vec<String> {
             Vec::new()
         }
     }
-}
-
-fn string_map(props: &Node, key: &str, at: &At, r: &mut Reader) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    let Some((v, line)) = r.value(props, key, at) else {
-        return out;
-    };
-    let at = at.child(key);
-    let Value::Object(vars) = v else {
-        r.diags.error(&at, line, "expected a map");
-        return out;
-    };
-    for (k, v) in vars {
-        if let Some(s) = r.as_string(v, line, &at.child(&k)) {
-            out.insert(k, s);
-        }
-    }
-    out
 }
 
 /// The stage-wide throttling of `MethodSettings` (the entry for every

@@ -5,8 +5,25 @@
 
 mod common;
 
+use std::path::Path;
+
 use common::http_call;
 use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
+
+/// A project directory holding a copy of the starter's template; the local
+/// cloud is given no binaries directory, so it looks for build outputs.
+fn copied_project(project: &Path) -> LocalCloudConfig {
+    let source = localcloud::testing::workspace_root().join("infra/sam-starter/template.yaml");
+    std::fs::copy(source, project.join("template.yaml")).unwrap();
+    let mut stack = StackConfig::new(project.join("template.yaml"));
+    stack.binaries_dir = project.join("target/debug");
+    stack.build_outputs = true;
+    stack.log_dir = project.join("logs");
+    LocalCloudConfig {
+        stack: Some(stack),
+        ..LocalCloudConfig::ephemeral()
+    }
+}
 
 #[tokio::test]
 async fn the_sam_init_rust_starter_runs_unmodified_and_its_output_url_answers() {
@@ -47,32 +64,13 @@ async fn the_sam_init_rust_starter_runs_unmodified_and_its_output_url_answers() 
 async fn after_sam_build_the_starter_runs_from_aws_sam_build_without_a_binaries_dir() {
     // GIVEN the starter's template with its binary where `sam build` puts it
     let project = tempfile::tempdir().unwrap();
-    let source = localcloud::testing::workspace_root().join("infra/sam-starter");
-    std::fs::copy(
-        source.join("template.yaml"),
-        project.path().join("template.yaml"),
-    )
-    .unwrap();
-    std::fs::create_dir_all(project.path().join("rust_app")).unwrap();
-    std::fs::copy(
-        source.join("rust_app/Cargo.toml"),
-        project.path().join("rust_app/Cargo.toml"),
-    )
-    .unwrap();
+    let config = copied_project(project.path());
     let built = localcloud::testing::function_binaries(&["sam-starter-hello"]);
     let sam_build = project.path().join(".aws-sam/build/HelloWorldFunction");
     std::fs::create_dir_all(&sam_build).unwrap();
     std::fs::copy(built.join("sam-starter-hello"), sam_build.join("bootstrap")).unwrap();
 
     // WHEN the local cloud starts it without a binaries directory
-    let mut stack = StackConfig::new(project.path().join("template.yaml"));
-    stack.binaries_dir = project.path().join("target/debug");
-    stack.build_outputs = true;
-    stack.log_dir = project.path().join("logs");
-    let config = LocalCloudConfig {
-        stack: Some(stack),
-        ..LocalCloudConfig::ephemeral()
-    };
     let cloud = LocalCloud::start(config)
         .await
         .expect("found the sam build output");
@@ -87,16 +85,7 @@ async fn after_sam_build_the_starter_runs_from_aws_sam_build_without_a_binaries_
 #[tokio::test]
 async fn without_any_build_the_error_lists_every_place_looked_in() {
     let project = tempfile::tempdir().unwrap();
-    let source = localcloud::testing::workspace_root().join("infra/sam-starter/template.yaml");
-    std::fs::copy(source, project.path().join("template.yaml")).unwrap();
-    let mut stack = StackConfig::new(project.path().join("template.yaml"));
-    stack.binaries_dir = project.path().join("target/debug");
-    stack.build_outputs = true;
-    stack.log_dir = project.path().join("logs");
-    let config = LocalCloudConfig {
-        stack: Some(stack),
-        ..LocalCloudConfig::ephemeral()
-    };
+    let config = copied_project(project.path());
     let message = LocalCloud::start(config)
         .await
         .err()

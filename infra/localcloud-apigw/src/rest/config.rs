@@ -28,7 +28,7 @@ pub struct RestApiConfig {
     /// Resources and methods; `ANY` matches every method, `{proxy+}` the
     /// rest of the path. There is no `$default` route in REST APIs.
     pub routes: Vec<RouteConfig>,
-    #[serde(default = "default_timeout", with = "millis")]
+    #[serde(default = "default_timeout", with = "crate::config::millis")]
     pub timeout: Duration,
     #[serde(default)]
     pub stage_variables: BTreeMap<String, String>,
@@ -127,20 +127,6 @@ impl RestApiConfig {
 
 fn default_timeout() -> Duration {
     MAX_REST_INTEGRATION_TIMEOUT
-}
-
-mod millis {
-    use std::time::Duration;
-
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_u64(d.as_millis() as u64)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        u64::deserialize(d).map(Duration::from_millis)
-    }
 }
 
 #[cfg(test)]

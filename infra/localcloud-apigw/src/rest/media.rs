@@ -3,12 +3,7 @@
 
 /// Whether `content_type` (parameters ignored) is one of `types`.
 pub fn matches_media_type(types: &[String], content_type: &str) -> bool {
-    let essence = content_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
+    let essence = crate::text::media_essence(content_type);
     let Some((kind, sub)) = essence.split_once('/') else {
         return false;
     };

@@ -65,14 +65,7 @@ impl RestApi {
 
     /// The path after `/{stage}`, or `None` for another stage.
     fn resource_path<'a>(&self, path: &'a str) -> Option<&'a str> {
-        let rest = path
-            .strip_prefix('/')?
-            .strip_prefix(self.config.stage.as_str())?;
-        match rest {
-            "" => Some("/"),
-            r if r.starts_with('/') => Some(r),
-            _ => None,
-        }
+        crate::routes::strip_stage(path, &self.config.stage)
     }
 
     async fn respond(&self, request: &HttpRequest, ids: &RequestIds) -> (HttpResponse, Outcome) {

@@ -5,11 +5,11 @@
 
 use base64::Engine;
 use bytes::Bytes;
-use http::header::{HeaderName, HeaderValue, CONTENT_TYPE};
+use http::header::{HeaderValue, CONTENT_TYPE};
 use http::StatusCode;
 use serde_json::{Map, Value};
 
-use crate::response::MalformedResponse;
+use crate::response::{header_name, header_value, status_code, MalformedResponse};
 use crate::rest::media::{first_accepted, matches_media_type};
 use localcloud_core::HttpResponse;
 
@@ -25,7 +25,10 @@ pub fn map_rest_response(
     let Value::Object(fields) = value else {
         return Err(MalformedResponse::StatusCode);
     };
-    let status = status_code(fields.get("statusCode")).ok_or(MalformedResponse::StatusCode)?;
+    let status = fields
+        .get("statusCode")
+        .and_then(status_code)
+        .ok_or(MalformedResponse::StatusCode)?;
     let mut response = HttpResponse::new(Bytes::new());
     *response.status_mut() = status;
     headers(&fields, response.headers_mut())?;
@@ -62,18 +65,6 @@ pub fn map_rest_response(
     Ok(response)
 }
 
-fn status_code(value: Option<&Value>) -> Option<StatusCode> {
-    let code = match value? {
-        Value::Number(n) => n.as_u64()?,
-        Value::String(s) => s.parse().ok()?,
-        _ => return None,
-    };
-    u16::try_from(code)
-        .ok()
-        .filter(|c| (100..=599).contains(c))
-        .and_then(|c| StatusCode::from_u16(c).ok())
-}
-
 /// "If you specify values for both headers and multiValueHeaders, API
 /// Gateway merges them into a single list. If the same key-value pair is
 /// specified in both, only the values from multiValueHeaders will appear."
@@ -103,19 +94,6 @@ fn headers(
         }
     }
     Ok(())
-}
-
-fn header_name(name: &str) -> Result<HeaderName, MalformedResponse> {
-    HeaderName::from_bytes(name.as_bytes()).map_err(|_| MalformedResponse::Header(name.into()))
-}
-
-fn header_value(name: &str, value: &Value) -> Result<HeaderValue, MalformedResponse> {
-    let text = match value {
-        Value::String(s) => s.clone(),
-        Value::Number(_) | Value::Bool(_) => value.to_string(),
-        _ => return Err(MalformedResponse::Header(name.into())),
-    };
-    HeaderValue::from_str(&text).map_err(|_| MalformedResponse::Header(name.into()))
 }
 
 /// REST's gateway responses and their default bodies:
