@@ -13,6 +13,10 @@ pub const DEFAULT_STAGE: &str = "$default";
 /// HTTP APIs cap integrations at 30 s (the default and the maximum).
 pub const MAX_INTEGRATION_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// A function URL waits for the longest a function may run, 15 minutes
+/// (and a second for the Lambda service to report the timeout).
+pub const MAX_FUNCTION_URL_TIMEOUT: Duration = Duration::from_secs(901);
+
 /// One `AWS::Serverless::HttpApi` (or `AWS::ApiGatewayV2::Api`) with Lambda
 /// proxy integrations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -38,6 +42,10 @@ pub struct HttpApiConfig {
     /// A function URL with `AuthType: AWS_IAM`: unsigned calls get 403.
     #[serde(default)]
     pub iam_auth: bool,
+    /// A function URL rather than an HTTP API: it waits as long as the
+    /// function may run (up to 15 minutes) instead of 30 s.
+    #[serde(default)]
+    pub function_url: bool,
 }
 
 /// `GET /api/articles/{slug}` -> function; method `ANY` matches every method;
@@ -84,6 +92,7 @@ impl HttpApiConfig {
             api_id: None,
             cors: None,
             iam_auth: false,
+            function_url: false,
         }
     }
 

@@ -11,7 +11,9 @@ use http::{HeaderValue, StatusCode};
 use parking_lot::Mutex;
 use tokio::net::TcpListener;
 
-use crate::config::{ConfigError, HttpApiConfig, DEFAULT_STAGE, MAX_INTEGRATION_TIMEOUT};
+use crate::config::{
+    ConfigError, HttpApiConfig, DEFAULT_STAGE, MAX_FUNCTION_URL_TIMEOUT, MAX_INTEGRATION_TIMEOUT,
+};
 use crate::event::{build_event, new_request_id, EventContext};
 use crate::metrics::{ApiMetrics, Outcome};
 use crate::response::{gateway_error, map_response};
@@ -46,8 +48,13 @@ impl HttpApi {
         }
         let timeouts =
             std::iter::once(config.timeout).chain(config.routes.iter().filter_map(|r| r.timeout));
+        let max = if config.function_url {
+            MAX_FUNCTION_URL_TIMEOUT
+        } else {
+            MAX_INTEGRATION_TIMEOUT
+        };
         for timeout in timeouts {
-            if timeout < Duration::from_millis(50) || timeout > MAX_INTEGRATION_TIMEOUT {
+            if timeout < Duration::from_millis(50) || timeout > max {
                 return Err(ConfigError::Timeout {
                     api: config.name.clone(),
                 });

@@ -5,7 +5,9 @@ mod common;
 
 use bytes::Bytes;
 use common::{api_with, get, FakeLambda};
-use localcloud_apigw::CorsConfig;
+use std::time::Duration;
+
+use localcloud_apigw::{CorsConfig, HttpApi, HttpApiConfig, RouteConfig};
 use localcloud_core::Handler;
 
 fn cors(origins: &[&str]) -> CorsConfig {
@@ -119,4 +121,18 @@ async fn iam_function_url_rejects_unsigned_calls_and_accepts_signed_ones() {
     let response = url.call(signed).await;
     assert_eq!(response.status(), 200);
     assert_eq!(&response.body()[..], b"hi");
+}
+
+#[test]
+fn a_function_url_may_wait_for_a_fifteen_minute_function_but_an_http_api_may_not() {
+    let config = || {
+        let mut c = HttpApiConfig::new("FnUrl", vec![RouteConfig::new("ANY", "$default", "f")]);
+        c.timeout = Duration::from_secs(901);
+        c
+    };
+    let lambda = FakeLambda::answering("{}");
+    assert!(HttpApi::new(config(), lambda.clone()).is_err());
+    let mut url = config();
+    url.function_url = true;
+    assert!(HttpApi::new(url, lambda).is_ok());
 }

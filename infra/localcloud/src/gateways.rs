@@ -171,6 +171,7 @@ fn function_url_config(function: &localcloud_template::Function) -> Result<HttpA
     config.timeout = Duration::from_secs(u64::from(function.timeout) + 1);
     config.cors = url.cors.as_ref().map(cors_config).transpose()?;
     config.iam_auth = url.auth_type == "AWS_IAM";
+    config.function_url = true;
     Ok(config)
 }
 
