@@ -121,7 +121,7 @@ fn read(root: &Node, ctx: &ResolveContext, diags: &mut Diags) -> Application {
         declarations(root, &scope, diags)
     };
     let globals = Globals::read(root.get("Globals"), diags);
-    let mut symbols = symbols(&decls, ctx);
+    let mut symbols = symbols(&decls, &globals, ctx);
     name_resources(
         &decls,
         &mut symbols,
@@ -294,7 +294,7 @@ fn declarations<'t>(root: &'t Node, scope: &Scope, diags: &mut Diags) -> Vec<Dec
 
 /// What `Ref` and `Fn::GetAtt` can name: the declared resources, the roles
 /// and the implicit API SAM would generate. Names come later.
-fn symbols(decls: &[Decl], ctx: &ResolveContext) -> Symbols {
+fn symbols(decls: &[Decl], globals: &Globals, ctx: &ResolveContext) -> Symbols {
     let mut symbols = Symbols::new();
     for d in decls {
         let kind = kind_of(&d.ty);
@@ -321,7 +321,11 @@ fn symbols(decls: &[Decl], ctx: &ResolveContext) -> Symbols {
             symbols.entry(implicit.to_string()).or_insert(api);
         }
     }
-    for d in decls.iter().filter(|d| has_function_url(d)) {
+    let global_url = globals
+        .function
+        .as_ref()
+        .is_some_and(|g| g.get("FunctionUrlConfig").is_some());
+    for d in decls.iter().filter(|d| has_function_url(d, global_url)) {
         let url = Symbol {
             kind: ResKind::FunctionUrl,
             name: None,
@@ -331,10 +335,10 @@ fn symbols(decls: &[Decl], ctx: &ResolveContext) -> Symbols {
     symbols
 }
 
-/// SAM creates `{Function}Url` for a function with `FunctionUrlConfig`
-/// (declared on the function; `Globals.Function` is merged later).
-fn has_function_url(d: &Decl) -> bool {
-    d.ty == "AWS::Serverless::Function" && d.props.get("FunctionUrlConfig").is_some()
+/// SAM creates `{Function}Url` for a function with `FunctionUrlConfig`, its
+/// own or from `Globals.Function`.
+fn has_function_url(d: &Decl, global: bool) -> bool {
+    d.ty == "AWS::Serverless::Function" && (global || d.props.get("FunctionUrlConfig").is_some())
 }
 
 /// SAM creates `{Function}Role` unless the function names its own `Role`.

@@ -178,3 +178,24 @@ fn function_url_needs_a_known_auth_type_and_buffered_mode() {
     );
     find(&errs, "InvokeMode RESPONSE_STREAM");
 }
+
+#[test]
+fn a_function_url_from_globals_has_its_url_resource_too() {
+    let app = load(
+        "Globals:
+  Function:
+    FunctionUrlConfig: {AuthType: NONE}
+Resources:
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      Runtime: provided.al2023
+Outputs:
+  Url:
+    Value: !GetAtt FnUrl.FunctionUrl
+",
+    );
+    let url = app.function("Fn").unwrap().url.as_ref().unwrap();
+    assert_eq!(url.auth_type, "NONE");
+    assert_eq!(app.outputs["Url"], url.url);
+}
