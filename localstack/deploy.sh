@@ -2,8 +2,12 @@
 # Builds template.yaml with SAM and deploys it to a running LocalStack
 # (docker compose -f localstack/docker-compose.yml up -d), then writes the
 # stack's outputs, with API URLs rewritten to LocalStack's, for the bench.
+# HTTP APIs need a paid LocalStack plan; on the free (community) edition the
+# REST API version, template-rest.yaml, is deployed instead.
 #
 #   localstack/deploy.sh            # build + deploy, writes localstack/outputs.json
+#   localstack/deploy.sh --rest     # deploy template-rest.yaml whatever the plan
+#   localstack/deploy.sh --http     # deploy template.yaml whatever the plan
 #   localstack/deploy.sh --delete   # delete the stack
 #
 # Needs: Docker (LocalStack runs the functions in containers), Python 3,
@@ -25,21 +29,39 @@ if [[ ! -x "$venv/bin/samlocal" ]]; then
 fi
 export PATH="$venv/bin:$PATH"
 
-if ! curl -sf http://localhost:4566/_localstack/health >/dev/null; then
+if ! health=$(curl -sf http://localhost:4566/_localstack/health); then
     echo "LocalStack is not running on :4566; start it with" >&2
     echo "  docker compose -f localstack/docker-compose.yml up -d --wait" >&2
     exit 1
 fi
 
-if [[ "${1:-}" == "--delete" ]]; then
+# Which template: asked for, or by the edition LocalStack reports.
+edition=$(python3 -c 'import json, sys; print(json.load(sys.stdin).get("edition", "unknown"))' <<<"$health")
+case "${1:-}" in
+--delete)
     samlocal delete --stack-name "$stack" --region "$region" --no-prompts
     exit 0
-fi
+    ;;
+--rest) template="template-rest.yaml" ;;
+--http) template="template.yaml" ;;
+"")
+    if [[ "$edition" == community ]]; then
+        template="template-rest.yaml"
+    else
+        template="template.yaml"
+    fi
+    ;;
+*)
+    echo "usage: localstack/deploy.sh [--rest | --http | --delete]" >&2
+    exit 2
+    ;;
+esac
+echo "LocalStack edition: $edition; deploying $template"
 
 # A development secret: LocalStack is throwaway, never reuse it on AWS.
 jwt_secret="${JWT_SECRET:-$(python3 -c 'import secrets; print(secrets.token_hex(32))')}"
 
-samlocal build --config-env localstack
+samlocal build --config-env localstack --template-file "$template"
 samlocal deploy --config-env localstack --stack-name "$stack" --region "$region" \
     --parameter-overrides "JwtSecret=$jwt_secret ${DEPLOY_PARAMETERS:-}"
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Checks the deployable artefacts without an AWS account or a Docker engine
 # (called by .ci/run; installs what it needs itself):
-#   1. template.yaml: cfn-lint and `sam validate --lint`; samconfig.toml;
+#   1. template.yaml, template-rest.yaml (its REST version) and
+#      infra/sam-starter/template.yaml: cfn-lint and `sam validate --lint`;
+#      samconfig.toml;
 #   2. every function binary of the template built by cargo lambda for
 #      provided.al2023 (x86_64; arm64 too when its std is already installed);
 #   3. localstack/docker-compose.yml against the compose-spec JSON schema;
@@ -47,14 +49,20 @@ sam_bin="$cache/sam-venv/bin"
 "$sam_bin/cargo-lambda" lambda --version 2>/dev/null || "$sam_bin/cargo-lambda" --version
 shellcheck --version | sed -n 2p
 
-step "1a. cfn-lint template.yaml (errors and warnings fail)"
-"$sam_bin/cfn-lint" template.yaml
+# template.yaml, its generated REST version (LocalStack's free plan) and the
+# sam init-shaped starter the local cloud runs in its tests.
+templates=(template.yaml template-rest.yaml infra/sam-starter/template.yaml)
+
+step "1a. cfn-lint ${templates[*]} (errors and warnings fail)"
+"$sam_bin/cfn-lint" "${templates[@]}"
 echo "cfn-lint: no findings"
 
 step "1b. sam validate --lint (offline: dummy credentials, fixed region)"
-AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_SESSION_TOKEN=testing \
-    AWS_DEFAULT_REGION=us-east-1 SAM_CLI_TELEMETRY=0 \
-    "$sam_bin/sam" validate --lint --region us-east-1 --template-file template.yaml
+for t in "${templates[@]}"; do
+    AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_SESSION_TOKEN=testing \
+        AWS_DEFAULT_REGION=us-east-1 SAM_CLI_TELEMETRY=0 \
+        "$sam_bin/sam" validate --lint --region us-east-1 --template-file "$t"
+done
 
 step "1c. samconfig.toml parses and has a deploy stack, region and capabilities"
 "$sam_bin/python" - <<'PY'

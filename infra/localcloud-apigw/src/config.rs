@@ -5,11 +5,17 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::cors::CorsConfig;
+
 /// The stage every HTTP API gets unless told otherwise; it adds no path prefix.
 pub const DEFAULT_STAGE: &str = "$default";
 
 /// HTTP APIs cap integrations at 30 s (the default and the maximum).
 pub const MAX_INTEGRATION_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A function URL waits for the longest a function may run, 15 minutes
+/// (and a second for the Lambda service to report the timeout).
+pub const MAX_FUNCTION_URL_TIMEOUT: Duration = Duration::from_secs(901);
 
 /// One `AWS::Serverless::HttpApi` (or `AWS::ApiGatewayV2::Api`) with Lambda
 /// proxy integrations.
@@ -30,6 +36,16 @@ pub struct HttpApiConfig {
     /// The id `Ref` gives in the template; derived from `name` when absent.
     #[serde(default)]
     pub api_id: Option<String>,
+    /// `CorsConfiguration`: preflights answered by the gateway.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cors: Option<CorsConfig>,
+    /// A function URL with `AuthType: AWS_IAM`: unsigned calls get 403.
+    #[serde(default)]
+    pub iam_auth: bool,
+    /// A function URL rather than an HTTP API: it waits as long as the
+    /// function may run (up to 15 minutes) instead of 30 s.
+    #[serde(default)]
+    pub function_url: bool,
 }
 
 /// `GET /api/articles/{slug}` -> function; method `ANY` matches every method;
@@ -58,6 +74,10 @@ pub enum ConfigError {
     },
     #[error("HTTP API {api}: duplicate route {route}")]
     DuplicateRoute { api: String, route: String },
+    #[error("API {api}: stage name `{stage}` must be letters, digits, - or _")]
+    Stage { api: String, stage: String },
+    #[error("API {api}: throttling rate must not be negative")]
+    Throttle { api: String },
 }
 
 impl HttpApiConfig {
@@ -70,30 +90,39 @@ impl HttpApiConfig {
             timeout: default_timeout(),
             stage_variables: BTreeMap::new(),
             api_id: None,
+            cors: None,
+            iam_auth: false,
+            function_url: false,
         }
     }
 
     /// The configured id, or the ten-character id AWS would assign, derived
     /// from the name so that a restarted local cloud keeps its identity.
     pub fn api_id(&self) -> String {
-        if let Some(id) = &self.api_id {
-            return id.clone();
+        match &self.api_id {
+            Some(id) => id.clone(),
+            None => derive_api_id(&self.name),
         }
-        const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
-        // FNV-1a: stable across runs and Rust versions, unlike DefaultHasher.
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for byte in self.name.bytes() {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-        (0..10)
-            .map(|_| {
-                let c = ALPHABET[(hash % 36) as usize] as char;
-                hash = (hash / 36) ^ hash.rotate_left(17);
-                c
-            })
-            .collect()
     }
+}
+
+/// The ten-character id AWS would assign, derived from a name so that a
+/// restarted local cloud keeps its identity.
+pub fn derive_api_id(name: &str) -> String {
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    // FNV-1a: stable across runs and Rust versions, unlike DefaultHasher.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in name.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    (0..10)
+        .map(|_| {
+            let c = ALPHABET[(hash % 36) as usize] as char;
+            hash = (hash / 36) ^ hash.rotate_left(17);
+            c
+        })
+        .collect()
 }
 
 impl RouteConfig {
@@ -133,7 +162,7 @@ fn default_timeout() -> Duration {
     MAX_INTEGRATION_TIMEOUT
 }
 
-mod millis {
+pub(crate) mod millis {
     use std::time::Duration;
 
     use serde::{Deserialize, Deserializer, Serializer};

@@ -11,7 +11,9 @@ use http::{HeaderValue, StatusCode};
 use parking_lot::Mutex;
 use tokio::net::TcpListener;
 
-use crate::config::{ConfigError, HttpApiConfig, DEFAULT_STAGE, MAX_INTEGRATION_TIMEOUT};
+use crate::config::{
+    ConfigError, HttpApiConfig, DEFAULT_STAGE, MAX_FUNCTION_URL_TIMEOUT, MAX_INTEGRATION_TIMEOUT,
+};
 use crate::event::{build_event, new_request_id, EventContext};
 use crate::metrics::{ApiMetrics, Meter, Outcome};
 use crate::response::{gateway_error, map_response};
@@ -46,8 +48,13 @@ impl HttpApi {
         }
         let timeouts =
             std::iter::once(config.timeout).chain(config.routes.iter().filter_map(|r| r.timeout));
+        let max = if config.function_url {
+            MAX_FUNCTION_URL_TIMEOUT
+        } else {
+            MAX_INTEGRATION_TIMEOUT
+        };
         for timeout in timeouts {
-            if timeout < Duration::from_millis(50) || timeout > MAX_INTEGRATION_TIMEOUT {
+            if timeout < Duration::from_millis(50) || timeout > max {
                 return Err(ConfigError::Timeout {
                     api: config.name.clone(),
                 });
@@ -83,14 +90,7 @@ impl HttpApi {
         if self.config.stage == DEFAULT_STAGE {
             return Some(path);
         }
-        let rest = path
-            .strip_prefix('/')?
-            .strip_prefix(self.config.stage.as_str())?;
-        match rest {
-            "" => Some("/"),
-            r if r.starts_with('/') => Some(r),
-            _ => None,
-        }
+        crate::routes::strip_stage(path, &self.config.stage)
     }
 
     async fn respond(&self, request: &HttpRequest, request_id: &str) -> (HttpResponse, Outcome) {
@@ -174,7 +174,22 @@ fn integration_response(
 impl Handler for HttpApi {
     async fn call(&self, request: HttpRequest) -> HttpResponse {
         let request_id = new_request_id();
-        let (mut response, outcome) = self.respond(&request, &request_id).await;
+        let (mut response, outcome) = match &self.config.cors {
+            Some(cors) if crate::cors::is_preflight(&request) => {
+                (cors.preflight(&request), Outcome::Rejected)
+            }
+            cors => {
+                let (mut response, outcome) = if self.config.iam_auth && !is_signed(&request) {
+                    (forbidden_unsigned(), Outcome::Rejected)
+                } else {
+                    self.respond(&request, &request_id).await
+                };
+                if let Some(cors) = cors {
+                    cors.decorate(&request, &mut response);
+                }
+                (response, outcome)
+            }
+        };
         if let Ok(value) = HeaderValue::from_str(&request_id) {
             response.headers_mut().insert("apigw-requestid", value);
         }
@@ -182,6 +197,50 @@ impl Handler for HttpApi {
             .lock()
             .record(request.body().len(), &response, outcome);
         response
+    }
+}
+
+/// Whether a request carries a SigV4 signature (header or query string).
+/// Signatures are not verified locally, as everywhere in the local cloud.
+fn is_signed(request: &HttpRequest) -> bool {
+    let header = request
+        .headers()
+        .get(http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("AWS4-HMAC-SHA256 "));
+    let query = request
+        .uri()
+        .query()
+        .is_some_and(|q| q.contains("X-Amz-Signature="));
+    header || query
+}
+
+/// A function URL with `AuthType: AWS_IAM` called without a signature:
+/// 403 `{"Message":"Forbidden"}` (Lambda's own error shape, capital M).
+/// <https://docs.aws.amazon.com/lambda/latest/dg/urls-auth.html>
+fn forbidden_unsigned() -> HttpResponse {
+    let mut response = HttpResponse::new(bytes::Bytes::from_static(br#"{"Message":"Forbidden"}"#));
+    *response.status_mut() = StatusCode::FORBIDDEN;
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// An API a gateway listener serves: HTTP API, REST API or function URL.
+pub trait MeteredApi: Handler {
+    fn metrics(&self) -> ApiMetrics;
+    fn reset_metrics(&self);
+}
+
+impl MeteredApi for HttpApi {
+    fn metrics(&self) -> ApiMetrics {
+        HttpApi::metrics(self)
+    }
+
+    fn reset_metrics(&self) {
+        HttpApi::reset_metrics(self)
     }
 }
 
@@ -196,17 +255,17 @@ pub enum StartError {
     },
 }
 
-/// A running HTTP API on its own listener.
+/// A running API on its own listener.
 pub struct GatewayHandle {
     /// The invoke URL, as AWS outputs it: with `/<stage>` for a named stage.
     pub url: String,
     pub addr: SocketAddr,
-    api: Arc<HttpApi>,
+    api: Arc<dyn MeteredApi>,
     server: ServerHandle,
 }
 
 impl GatewayHandle {
-    pub fn api(&self) -> &Arc<HttpApi> {
+    pub fn api(&self) -> &Arc<dyn MeteredApi> {
         &self.api
     }
 
@@ -242,19 +301,29 @@ pub fn start_on(
     invoker: Arc<dyn Invoker>,
     listener: TcpListener,
 ) -> Result<GatewayHandle, StartError> {
-    let stage = config.stage.clone();
+    let stage = (config.stage != DEFAULT_STAGE).then(|| config.stage.clone());
     let api = Arc::new(HttpApi::new(config, invoker)?);
+    serve(api, listener, stage.as_deref())
+}
+
+/// Serves `api` on `listener`; the URL ends with `/<stage>` when given.
+pub fn serve(
+    api: Arc<dyn MeteredApi>,
+    listener: TcpListener,
+    stage: Option<&str>,
+) -> Result<GatewayHandle, StartError> {
     let bind = listener.local_addr().map_err(|source| StartError::Bind {
         addr: ([127, 0, 0, 1], 0).into(),
         source,
     })?;
-    let server = localcloud_core::serve(listener, api.clone())
+    let handler: Arc<dyn Handler> = api.clone();
+    let server = localcloud_core::serve(listener, handler)
         .map_err(|source| StartError::Bind { addr: bind, source })?;
     let addr = server.addr;
-    let mut url = format!("http://{addr}");
-    if stage != DEFAULT_STAGE {
-        url = format!("{url}/{stage}");
-    }
+    let url = match stage {
+        Some(stage) => format!("http://{addr}/{stage}"),
+        None => format!("http://{addr}"),
+    };
     Ok(GatewayHandle {
         url,
         addr,

@@ -15,6 +15,13 @@ const DATE_HEADER_BYTES: u64 = "date: ".len() as u64 + 29 + 2;
 /// The rules that fill an API's counters.
 pub trait Meter {
     fn record(&mut self, request_bytes: usize, response: &HttpResponse, outcome: Outcome);
+    fn record_per_request(
+        &mut self,
+        request_bytes: usize,
+        response: &HttpResponse,
+        outcome: Outcome,
+    );
+    fn record_unbilled(&mut self, response: &HttpResponse);
     fn reset(&mut self);
 }
 
@@ -37,6 +44,27 @@ impl Meter for ApiMetrics {
             Outcome::TimedOut => self.timeouts += 1,
             _ => {}
         }
+    }
+
+    /// A REST API request: billed as one request whatever its size (REST
+    /// APIs have no 512 KB metering increments).
+    fn record_per_request(
+        &mut self,
+        request_bytes: usize,
+        response: &HttpResponse,
+        outcome: Outcome,
+    ) {
+        let before = self.metered_requests;
+        self.record(request_bytes, response, outcome);
+        self.metered_requests = before + 1;
+    }
+
+    /// A request the gateway throttled: answered, counted, not billed.
+    fn record_unbilled(&mut self, response: &HttpResponse) {
+        self.requests += 1;
+        self.response_bytes += response.body().len() as u64;
+        self.data_transfer_out_bytes += wire_bytes(response);
+        *self.statuses.entry(response.status().as_u16()).or_default() += 1;
     }
 
     fn reset(&mut self) {

@@ -88,7 +88,7 @@ fn full_response(
     Ok(response)
 }
 
-fn status_code(value: &Value) -> Option<StatusCode> {
+pub(crate) fn status_code(value: &Value) -> Option<StatusCode> {
     let code = match value {
         Value::Number(n) => n.as_u64()?,
         Value::String(s) => s.parse().ok()?,
@@ -100,12 +100,12 @@ fn status_code(value: &Value) -> Option<StatusCode> {
         .and_then(|c| StatusCode::from_u16(c).ok())
 }
 
-fn header_name(name: &str) -> Result<HeaderName, MalformedResponse> {
+pub(crate) fn header_name(name: &str) -> Result<HeaderName, MalformedResponse> {
     HeaderName::from_bytes(name.as_bytes()).map_err(|_| MalformedResponse::Header(name.into()))
 }
 
 /// Strings as they are; numbers and booleans as their JSON text.
-fn header_value(name: &str, value: &Value) -> Result<HeaderValue, MalformedResponse> {
+pub(crate) fn header_value(name: &str, value: &Value) -> Result<HeaderValue, MalformedResponse> {
     let text = match value {
         Value::String(s) => s.clone(),
         Value::Number(_) | Value::Bool(_) => value.to_string(),

@@ -34,6 +34,8 @@ impl Segment {
 #[derive(Debug, Clone)]
 struct Route {
     key: String,
+    /// The path as declared, `/pets/{id}` (a REST API's `resource`).
+    path: String,
     /// `None` for `ANY`.
     method: Option<String>,
     segments: Vec<Segment>,
@@ -51,6 +53,8 @@ pub struct RouteTable {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RouteMatch<'a> {
     pub route_key: &'a str,
+    /// The declared path, `/pets/{id}`.
+    pub resource: &'a str,
     pub function: &'a str,
     pub path_parameters: BTreeMap<String, String>,
     /// The route's integration timeout, when it has its own.
@@ -81,6 +85,25 @@ impl RouteTable {
     /// The best route for `method` and `path` (the path without the stage
     /// prefix and without the query string), or `None` (404).
     pub fn find(&self, method: &str, path: &str) -> Option<RouteMatch<'_>> {
+        self.find_with(Some(method), path)
+    }
+
+    /// The best route for `path` whatever its method (a REST API's resource:
+    /// its `OPTIONS` method answers CORS preflights for every method).
+    pub fn find_resource(&self, path: &str) -> Option<RouteMatch<'_>> {
+        self.find_with(None, path)
+    }
+
+    /// The methods declared on the resource `path` (`ANY` included as is).
+    pub fn methods_of(&self, resource: &str) -> Vec<&str> {
+        self.routes
+            .iter()
+            .filter(|r| r.path == resource)
+            .map(|r| r.method.as_deref().unwrap_or("ANY"))
+            .collect()
+    }
+
+    fn find_with(&self, method: Option<&str>, path: &str) -> Option<RouteMatch<'_>> {
         let segments: Vec<String> = path
             .strip_prefix('/')
             .unwrap_or(path)
@@ -90,12 +113,13 @@ impl RouteTable {
         let best = self
             .routes
             .iter()
-            .filter(|r| r.method.as_deref().is_none_or(|m| m == method))
+            .filter(|r| method.is_none_or(|method| r.method.as_deref().is_none_or(|m| m == method)))
             .filter_map(|r| match_segments(&r.segments, &segments).map(|p| (r, p)))
             .min_by(|(a, _), (b, _)| specificity(a, b));
         if let Some((route, path_parameters)) = best {
             return Some(RouteMatch {
                 route_key: &route.key,
+                resource: &route.path,
                 function: &route.function,
                 path_parameters,
                 timeout: route.timeout,
@@ -103,10 +127,22 @@ impl RouteTable {
         }
         self.default.as_ref().map(|route| RouteMatch {
             route_key: &route.key,
+            resource: &route.path,
             function: &route.function,
             path_parameters: BTreeMap::new(),
             timeout: route.timeout,
         })
+    }
+}
+
+/// `/{stage}/pets` -> `/pets` (`/{stage}` -> `/`); `None` when the path
+/// does not start with the stage.
+pub fn strip_stage<'a>(path: &'a str, stage: &str) -> Option<&'a str> {
+    let rest = path.strip_prefix('/')?.strip_prefix(stage)?;
+    match rest {
+        "" => Some("/"),
+        r if r.starts_with('/') => Some(r),
+        _ => None,
     }
 }
 
@@ -157,6 +193,7 @@ fn parse_route(api: &str, config: &RouteConfig) -> Result<Route, ConfigError> {
     if config.path == "$default" {
         return Ok(Route {
             key: config.route_key(),
+            path: config.path.clone(),
             method: None,
             segments: Vec::new(),
             function: config.function.clone(),
@@ -173,6 +210,7 @@ fn parse_route(api: &str, config: &RouteConfig) -> Result<Route, ConfigError> {
     }
     Ok(Route {
         key: config.route_key(),
+        path: config.path.clone(),
         method,
         segments,
         function: config.function.clone(),

@@ -68,12 +68,7 @@ pub fn is_text_content_type(content_type: Option<&str>) -> bool {
     let Some(content_type) = content_type else {
         return false;
     };
-    let essence = content_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
+    let essence = media_essence(content_type);
     essence.starts_with("text/")
         || matches!(
             essence.as_str(),
@@ -81,6 +76,16 @@ pub fn is_text_content_type(content_type: Option<&str>) -> bool {
         )
         || essence.ends_with("+json")
         || essence.ends_with("+xml")
+}
+
+/// `type/subtype` of a content type, lower case, parameters dropped.
+pub fn media_essence(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase()
 }
 
 #[cfg(test)]

@@ -3,11 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
-
 use crate::diag::{At, Diags};
 use crate::events::RouteDecl;
-use crate::model::HttpApi;
+use crate::model::{HttpApi, RestApi};
 use crate::props::{check_keys, Reader};
 use crate::yaml::Node;
 
@@ -31,7 +29,7 @@ pub(crate) fn http_api(id: &str, props: &Node, implicit: bool, r: &mut Reader) -
         .unwrap_or_else(|| "$default".to_string());
     let _name = r.string(props, "Name", &at);
     let cors = r.value(props, "CorsConfiguration", &at).map(|(v, _)| v);
-    let stage_variables = stage_variables(props, &at, r);
+    let stage_variables = r.string_map(props, "StageVariables", &at);
     let api_id = (r.scope.ctx.api_id)(id);
     Some(HttpApi {
         logical_id: id.to_string(),
@@ -45,31 +43,26 @@ pub(crate) fn http_api(id: &str, props: &Node, implicit: bool, r: &mut Reader) -
     })
 }
 
-fn stage_variables(props: &Node, at: &At, r: &mut Reader) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    let Some((v, line)) = r.value(props, "StageVariables", at) else {
-        return out;
-    };
-    let at = at.child("StageVariables");
-    let Value::Object(vars) = v else {
-        r.diags.error(&at, line, "expected a map");
-        return out;
-    };
-    for (k, v) in vars {
-        if let Some(s) = r.as_string(v, line, &at.child(&k)) {
-            out.insert(k, s);
-        }
-    }
-    out
-}
-
-/// Puts each route on its API; two routes with one route key on one API are
-/// an error (AWS rejects the stack).
-pub(crate) fn attach_routes(apis: &mut [HttpApi], routes: Vec<RouteDecl>, diags: &mut Diags) {
+/// Puts each route on its API (HTTP or REST); two routes with one route key
+/// on one API are an error (AWS rejects the stack).
+pub(crate) fn attach_routes(
+    apis: &mut [HttpApi],
+    rest_apis: &mut [RestApi],
+    routes: Vec<RouteDecl>,
+    diags: &mut Diags,
+) {
     let mut seen: BTreeMap<(String, String), String> = BTreeMap::new();
     for decl in routes {
-        let Some(api) = apis.iter_mut().find(|a| a.logical_id == decl.api) else {
-            continue;
+        let http = apis
+            .iter_mut()
+            .find(|a| a.logical_id == decl.api)
+            .map(|a| &mut a.routes);
+        let api_routes = match http {
+            Some(routes) => routes,
+            None => match rest_apis.iter_mut().find(|a| a.logical_id == decl.api) {
+                Some(api) => &mut api.routes,
+                None => continue,
+            },
         };
         let key = decl.route.route_key();
         let at = At::resource(&decl.route.function)
@@ -82,6 +75,6 @@ pub(crate) fn attach_routes(apis: &mut [HttpApi], routes: Vec<RouteDecl>, diags:
         }
         let owner = format!("{}.{}", decl.route.function, decl.route.event);
         seen.insert((decl.api.clone(), key), owner);
-        api.routes.push(decl.route);
+        api_routes.push(decl.route);
     }
 }

@@ -1,4 +1,5 @@
-//! A function's `Events`: `HttpApi` routes and `SQS` event source mappings.
+//! A function's `Events`: `HttpApi` routes, `Api` (REST) methods and `SQS`
+//! event source mappings.
 
 use crate::diag::At;
 use crate::model::{Route, SqsEvent};
@@ -8,6 +9,8 @@ use crate::yaml::Node;
 
 /// Logical id of the API SAM creates for HttpApi events without `ApiId`.
 pub(crate) const IMPLICIT_API: &str = "ServerlessHttpApi";
+/// Logical id of the REST API SAM creates for Api events without `RestApiId`.
+pub(crate) const IMPLICIT_REST_API: &str = "ServerlessRestApi";
 
 const METHODS: &[&str] = &[
     "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "ANY",
@@ -43,9 +46,10 @@ pub(crate) fn events(
         let props_at = at.child("Properties");
         match r.string(&e.value, "Type", &at).as_deref() {
             Some("HttpApi") => routes.extend(http_api(function, &e.key, props, &props_at, r)),
+            Some("Api") => routes.extend(rest_api(function, &e.key, props, &props_at, r)),
             Some("SQS") => sqs.extend(sqs_event(&e.key, props, &props_at, r)),
             Some(other) => {
-                let m = format!("event type {other} is not supported locally (HttpApi, SQS)");
+                let m = format!("event type {other} is not supported locally (HttpApi, Api, SQS)");
                 let line = e.value.get("Type").map_or(e.key_line, |t| t.key_line);
                 r.diags.error(&at.child("Type"), line, m)
             }
@@ -55,29 +59,106 @@ pub(crate) fn events(
     (routes, sqs)
 }
 
-/// The API an event's `ApiId` names: it must be `!Ref` of a template API.
+/// The API an event's `ApiId` (`RestApiId`) names: it must be `!Ref` of a
+/// template API of the event's kind.
 fn api_id(props: &Node, at: &At, r: &mut Reader) -> Option<String> {
-    let Some(entry) = props.get("ApiId") else {
-        return Some(IMPLICIT_API.to_string());
+    api_ref(props, "ApiId", ResKind::HttpApi, at, r)
+}
+
+fn api_ref(props: &Node, key: &str, kind: ResKind, at: &At, r: &mut Reader) -> Option<String> {
+    let Some(entry) = props.get(key) else {
+        return Some(
+            match kind {
+                ResKind::RestApi => IMPLICIT_REST_API,
+                _ => IMPLICIT_API,
+            }
+            .to_string(),
+        );
     };
     let target = match entry.value.intrinsic() {
         Some(("Ref", arg)) => arg.text(),
         _ => None,
     };
-    let is_api = |id: &str| {
-        r.scope
-            .symbols
-            .get(id)
-            .is_some_and(|s| s.kind == ResKind::HttpApi)
-    };
+    let is_api = |id: &str| r.scope.symbols.get(id).is_some_and(|s| s.kind == kind);
     match target {
         Some(id) if is_api(id) => Some(id.to_string()),
         _ => {
-            let m = "ApiId must be !Ref of an AWS::Serverless::HttpApi in this template";
-            r.diags.error(&at.child("ApiId"), entry.key_line, m);
+            let ty = match kind {
+                ResKind::RestApi => "AWS::Serverless::Api",
+                _ => "AWS::Serverless::HttpApi",
+            };
+            let m = format!("{key} must be !Ref of an {ty} in this template");
+            r.diags.error(&at.child(key), entry.key_line, m);
             None
         }
     }
+}
+
+/// An `Api` event: a method on a resource of a REST API, with Lambda proxy
+/// integration (payload format 1.0).
+fn rest_api(
+    function: &str,
+    event: &str,
+    props: &Node,
+    at: &At,
+    r: &mut Reader,
+) -> Option<RouteDecl> {
+    let used = ["RestApiId", "Method", "Path", "TimeoutInMillis"];
+    let ignored = ["RequestModel", "RequestParameters"];
+    check_keys(props, &used, &ignored, at, r.diags);
+    let api = api_ref(props, "RestApiId", ResKind::RestApi, at, r)?;
+    let line_of = |key: &str| props.get(key).map_or(props.line, |e| e.key_line);
+    let method = r
+        .string(props, "Method", at)
+        .map(|m| m.to_ascii_uppercase());
+    let path = r.string(props, "Path", at);
+    let (Some(method), Some(path)) = (method, path) else {
+        r.diags
+            .error(at, props.line, "an Api event needs Method and Path");
+        return None;
+    };
+    if !METHODS.contains(&method.as_str()) {
+        let m = format!("unknown method {method}");
+        r.diags.error(&at.child("Method"), line_of("Method"), m);
+        return None;
+    }
+    if let Err(m) = check_path(&path).and_then(|()| {
+        (path != "$default")
+            .then_some(())
+            .ok_or_else(|| "REST APIs have no $default route".to_string())
+    }) {
+        r.diags.error(&at.child("Path"), line_of("Path"), m);
+        return None;
+    }
+    let timeout_ms = integration_timeout(props, 29_000, at, r).ok()?;
+    let route = Route {
+        method,
+        path,
+        function: function.to_string(),
+        event: event.to_string(),
+        payload_format_version: "1.0".to_string(),
+        timeout_ms,
+    };
+    Some(RouteDecl {
+        api,
+        line: props.line,
+        route,
+    })
+}
+
+/// `TimeoutInMillis`, between 50 and `max` (29 s for REST APIs, 30 s for
+/// HTTP APIs); `Err` once the problem is reported.
+fn integration_timeout(props: &Node, max: u32, at: &At, r: &mut Reader) -> Result<Option<u32>, ()> {
+    let timeout_ms = r.u32(props, "TimeoutInMillis", at);
+    if timeout_ms.is_some_and(|t| !(50..=max).contains(&t)) {
+        let line = props
+            .get("TimeoutInMillis")
+            .map_or(props.line, |e| e.key_line);
+        let m = format!("must be between 50 and {max}");
+        r.diags.error(&at.child("TimeoutInMillis"), line, m);
+        return Err(());
+    }
+    Ok(timeout_ms)
 }
 
 fn http_api(
@@ -136,24 +217,19 @@ fn http_api(
         );
         return None;
     }
-    let timeout_ms = r.u32(props, "TimeoutInMillis", at);
-    if timeout_ms.is_some_and(|t| !(50..=30_000).contains(&t)) {
-        let m = "must be between 50 and 30000";
-        r.diags
-            .error(&at.child("TimeoutInMillis"), line_of("TimeoutInMillis"), m);
-        return None;
-    }
+    let timeout_ms = integration_timeout(props, 30_000, at, r).ok()?;
+    let route = Route {
+        method,
+        path,
+        function: function.to_string(),
+        event: event.to_string(),
+        payload_format_version: version,
+        timeout_ms,
+    };
     Some(RouteDecl {
         api,
         line: props.line,
-        route: Route {
-            method,
-            path,
-            function: function.to_string(),
-            event: event.to_string(),
-            payload_format_version: version,
-            timeout_ms,
-        },
+        route,
     })
 }
 

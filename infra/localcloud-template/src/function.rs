@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::diag::{At, Severity};
 use crate::events::{self, RouteDecl};
-use crate::model::{Build, Function};
+use crate::model::{Build, Function, FunctionUrl};
 use crate::policy;
 use crate::props::{check_keys, Reader};
 use crate::yaml::Node;
@@ -25,6 +25,7 @@ const USED: &[&str] = &[
     "Policies",
     "Events",
     "PackageType",
+    "FunctionUrlConfig",
 ];
 /// Settings that change nothing a function can observe locally.
 const IGNORED: &[&str] = &[
@@ -111,6 +112,7 @@ pub(crate) fn function(
         None => (Vec::new(), Vec::new()),
     };
     let build = metadata.and_then(|m| build(id, m, r));
+    let url = function_url(id, props, name, &at, r);
     let failed = r.diags.items[errors_before..]
         .iter()
         .any(|d| d.severity == Severity::Error);
@@ -132,8 +134,55 @@ pub(crate) fn function(
         policies,
         sqs_events,
         build,
+        url,
     };
     Some(FunctionDecl { function, routes })
+}
+
+/// `FunctionUrlConfig`: `AuthType` (`NONE` or `AWS_IAM`), `Cors`, and
+/// `InvokeMode` `BUFFERED` (response streaming is not emulated).
+fn function_url(
+    id: &str,
+    props: &Node,
+    name: &str,
+    at: &At,
+    r: &mut Reader,
+) -> Option<FunctionUrl> {
+    let entry = props.get("FunctionUrlConfig")?;
+    let at = at.child("FunctionUrlConfig");
+    let config = &entry.value;
+    check_keys(
+        config,
+        &["AuthType", "Cors", "InvokeMode"],
+        &[],
+        &at,
+        r.diags,
+    );
+    let auth_type = r.string(config, "AuthType", &at);
+    let auth_type = match auth_type.as_deref() {
+        Some("NONE" | "AWS_IAM") => auth_type?,
+        _ => {
+            let m = "AuthType must be NONE or AWS_IAM";
+            r.diags.error(&at.child("AuthType"), entry.key_line, m);
+            return None;
+        }
+    };
+    if let Some(mode) = r
+        .string(config, "InvokeMode", &at)
+        .filter(|m| m != "BUFFERED")
+    {
+        let m = format!("InvokeMode {mode} is not supported locally (BUFFERED)");
+        r.diags.error(&at.child("InvokeMode"), entry.key_line, m);
+    }
+    let cors = r.value(config, "Cors", &at).map(|(v, _)| v);
+    let logical_id = format!("{id}Url");
+    let base = r.scope.ctx.api_url(&logical_id, name);
+    Some(FunctionUrl {
+        url: format!("{}/", base.trim_end_matches('/')),
+        logical_id,
+        auth_type,
+        cors,
+    })
 }
 
 fn bounded(

@@ -53,6 +53,28 @@ const GLOBAL_HTTP_API_KEYS: &[&str] = &[
     "CorsConfiguration",
     "DefaultRouteSettings",
 ];
+const GLOBAL_API_KEYS: &[&str] = &[
+    "Auth",
+    "Name",
+    "DefinitionUri",
+    "CacheClusterEnabled",
+    "CacheClusterSize",
+    "MergeDefinitions",
+    "Variables",
+    "EndpointConfiguration",
+    "MethodSettings",
+    "BinaryMediaTypes",
+    "MinimumCompressionSize",
+    "Cors",
+    "GatewayResponses",
+    "AccessLogSetting",
+    "CanarySetting",
+    "TracingEnabled",
+    "OpenApiVersion",
+    "Domain",
+    "AlwaysDeploy",
+    "PropagateTags",
+];
 const GLOBAL_SIMPLE_TABLE_KEYS: &[&str] = &["SSESpecification", "PointInTimeRecoverySpecification"];
 
 /// The `Globals` sections that apply to resources the local cloud creates.
@@ -60,6 +82,7 @@ const GLOBAL_SIMPLE_TABLE_KEYS: &[&str] = &["SSESpecification", "PointInTimeReco
 pub(crate) struct Globals {
     pub function: Option<Node>,
     pub http_api: Option<Node>,
+    pub api: Option<Node>,
     pub simple_table: Option<Node>,
 }
 
@@ -70,6 +93,7 @@ impl Globals {
             let (slot, allowed) = match e.key.as_str() {
                 "Function" => (&mut g.function, GLOBAL_FUNCTION_KEYS),
                 "HttpApi" => (&mut g.http_api, GLOBAL_HTTP_API_KEYS),
+                "Api" => (&mut g.api, GLOBAL_API_KEYS),
                 "SimpleTable" => (&mut g.simple_table, GLOBAL_SIMPLE_TABLE_KEYS),
                 _ => {
                     let at = At::section("Globals").child(&e.key);
@@ -95,6 +119,7 @@ impl Globals {
         match ty {
             "AWS::Serverless::Function" => self.function.as_ref(),
             "AWS::Serverless::HttpApi" => self.http_api.as_ref(),
+            "AWS::Serverless::Api" => self.api.as_ref(),
             "AWS::Serverless::SimpleTable" => self.simple_table.as_ref(),
             _ => None,
         }

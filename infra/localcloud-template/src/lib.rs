@@ -47,6 +47,7 @@
 mod api;
 mod context;
 mod diag;
+mod emit;
 mod events;
 mod function;
 mod globals;
@@ -57,6 +58,8 @@ mod params;
 mod policy;
 mod props;
 mod queue;
+mod rest_api;
+mod rest_variant;
 mod scope;
 mod table;
 mod template;
@@ -67,8 +70,12 @@ use std::path::Path;
 pub use context::ResolveContext;
 pub use diag::{Diagnostic, Severity, TemplateError};
 pub use function::cargo_binary;
-pub use model::{Application, Build, Function, HttpApi, Parameter, Queue, Route, SqsEvent, Table};
+pub use model::{
+    Application, Build, Function, FunctionUrl, HttpApi, Parameter, Queue, RestApi, Route, SqsEvent,
+    Table,
+};
 pub use policy::{Grant, Policy, PolicySource, Target};
+pub use rest_variant::{rest_variant, RestVariantError, REST_STAGE};
 
 /// Reads a template from text.
 pub fn load_str(text: &str, ctx: &ResolveContext) -> Result<Application, TemplateError> {

@@ -15,6 +15,8 @@ pub struct Application {
     pub tables: Vec<Table>,
     pub functions: Vec<Function>,
     pub http_apis: Vec<HttpApi>,
+    /// `AWS::Serverless::Api` (and the implicit `ServerlessRestApi`).
+    pub rest_apis: Vec<RestApi>,
     /// Output name -> value. An output value that spells out an API's AWS
     /// endpoint (`https://{id}.execute-api.{region}.{suffix}`) is rewritten to
     /// the local endpoint, so a driver can read URLs from outputs.
@@ -38,6 +40,10 @@ impl Application {
 
     pub fn http_api(&self, logical_id: &str) -> Option<&HttpApi> {
         self.http_apis.iter().find(|a| a.logical_id == logical_id)
+    }
+
+    pub fn rest_api(&self, logical_id: &str) -> Option<&RestApi> {
+        self.rest_apis.iter().find(|a| a.logical_id == logical_id)
     }
 
     /// Names of the parameters that were given random values.
@@ -100,6 +106,22 @@ pub struct Function {
     pub policies: Vec<Policy>,
     pub sqs_events: Vec<SqsEvent>,
     pub build: Option<Build>,
+    /// `FunctionUrlConfig`.
+    pub url: Option<FunctionUrl>,
+}
+
+/// A function URL (`FunctionUrlConfig`), SAM's `{Function}Url` resource.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FunctionUrl {
+    /// `{Function}Url`: the key of its endpoint in
+    /// [`crate::ResolveContext::api_urls`].
+    pub logical_id: String,
+    /// `NONE` or `AWS_IAM`.
+    pub auth_type: String,
+    /// `Cors`, resolved but otherwise as written.
+    pub cors: Option<Value>,
+    /// `FunctionUrl`: the local URL, with a trailing `/` as AWS gives it.
+    pub url: String,
 }
 
 impl Function {
@@ -167,6 +189,38 @@ impl HttpApi {
         } else {
             format!("{}/{}", self.url, self.stage_name)
         }
+    }
+}
+
+/// An `AWS::Serverless::Api`: a REST API with Lambda proxy integrations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RestApi {
+    pub logical_id: String,
+    /// What `Ref` returns.
+    pub api_id: String,
+    /// True for the `ServerlessRestApi` SAM creates for `Api` events without
+    /// `RestApiId`.
+    pub implicit: bool,
+    /// `StageName`; `Prod` for the implicit API.
+    pub stage_name: String,
+    /// The local base URL, without the stage.
+    pub url: String,
+    /// `BinaryMediaTypes`, with SAM's `~1` turned back into `/`.
+    pub binary_media_types: Vec<String>,
+    /// `Cors`: a string (the allowed origin) or a map, resolved as written.
+    pub cors: Option<Value>,
+    /// `Variables`: the stage variables.
+    pub stage_variables: BTreeMap<String, String>,
+    /// `MethodSettings` throttling for `/*/*`: (rate per second, burst).
+    pub throttle: Option<(f64, u32)>,
+    /// Methods on resources; `payload_format_version` is `1.0`.
+    pub routes: Vec<Route>,
+}
+
+impl RestApi {
+    /// The URL requests go to: the endpoint and `/{stage}`.
+    pub fn stage_url(&self) -> String {
+        format!("{}/{}", self.url, self.stage_name)
     }
 }
 

@@ -20,7 +20,11 @@ fn naming(d: &Decl, ctx: &ResolveContext) -> Option<(&'static str, String)> {
         ResKind::Function => Some(("FunctionName", generated(64))),
         ResKind::Queue => Some(("QueueName", generated(75))),
         ResKind::Table => Some(("TableName", generated(255))),
-        ResKind::HttpApi | ResKind::Role | ResKind::Other(_) => None,
+        ResKind::HttpApi
+        | ResKind::RestApi
+        | ResKind::FunctionUrl
+        | ResKind::Role
+        | ResKind::Other(_) => None,
     }
 }
 
@@ -36,7 +40,7 @@ pub(crate) fn name_resources(
     diags: &mut Diags,
 ) {
     for (id, sym) in symbols.iter_mut() {
-        if sym.kind == ResKind::HttpApi {
+        if matches!(sym.kind, ResKind::HttpApi | ResKind::RestApi) {
             sym.name = Some((ctx.api_id)(id));
         }
     }
@@ -89,6 +93,21 @@ pub(crate) fn name_resources(
         if pending.is_empty() || !progress {
             break;
         }
+    }
+    // A function URL is known by its function's name.
+    let urls: Vec<(String, Option<String>)> = symbols
+        .iter()
+        .filter(|(_, s)| s.kind == ResKind::FunctionUrl)
+        .map(|(id, _)| {
+            let function = id.strip_suffix("Url").unwrap_or(id);
+            (
+                id.clone(),
+                symbols.get(function).and_then(|f| f.name.clone()),
+            )
+        })
+        .collect();
+    for (id, name) in urls {
+        symbols.get_mut(&id).expect("listed").name = name;
     }
     for d in pending {
         let m = "the name depends on itself through other resources";

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::context::ResolveContext;
 use crate::diag::At;
-use crate::model::HttpApi;
+use crate::model::Application;
 use crate::props::Reader;
 use crate::scope::ResolveError;
 use crate::yaml::Entry;
@@ -14,7 +14,7 @@ use crate::yaml::Entry;
 /// would generate, say) is left out with a warning rather than failing.
 pub(crate) fn outputs(
     section: Option<&Entry>,
-    apis: &[HttpApi],
+    app: &Application,
     r: &mut Reader,
 ) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
@@ -44,7 +44,7 @@ pub(crate) fn outputs(
         };
         match r.scope.string(&value.value) {
             Ok(s) => {
-                out.insert(e.key.clone(), localise_api_urls(s, apis, r.scope.ctx));
+                out.insert(e.key.clone(), localise_api_urls(s, app, r.scope.ctx));
             }
             Err(ResolveError::Invalid { message, line, .. }) => {
                 r.diags
@@ -61,9 +61,11 @@ pub(crate) fn outputs(
 }
 
 /// Rewrites `https://{api}.execute-api.{region}.{suffix}[/stage]` to the
-/// local endpoint of that API.
-fn localise_api_urls(s: String, apis: &[HttpApi], ctx: &ResolveContext) -> String {
-    apis.iter().fold(s, |s, api| {
-        s.replace(&ctx.aws_api_url(&api.api_id), &api.url)
-    })
+/// local endpoint of that API (HTTP or REST; a REST API's stage follows in
+/// the output as written).
+fn localise_api_urls(s: String, app: &Application, ctx: &ResolveContext) -> String {
+    let http = app.http_apis.iter().map(|a| (&a.api_id, &a.url));
+    let rest = app.rest_apis.iter().map(|a| (&a.api_id, &a.url));
+    http.chain(rest)
+        .fold(s, |s, (id, url)| s.replace(&ctx.aws_api_url(id), url))
 }

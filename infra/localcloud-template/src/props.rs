@@ -105,6 +105,31 @@ impl Reader<'_, '_> {
         n
     }
 
+    /// A map of strings (`StageVariables`, `Variables`); values are
+    /// rendered as CloudFormation renders them.
+    pub fn string_map(
+        &mut self,
+        map: &Node,
+        key: &str,
+        at: &At,
+    ) -> std::collections::BTreeMap<String, String> {
+        let mut out = std::collections::BTreeMap::new();
+        let Some((v, line)) = self.value(map, key, at) else {
+            return out;
+        };
+        let at = at.child(key);
+        let Value::Object(vars) = v else {
+            self.diags.error(&at, line, "expected a map");
+            return out;
+        };
+        for (k, v) in vars {
+            if let Some(s) = self.as_string(v, line, &at.child(&k)) {
+                out.insert(k, s);
+            }
+        }
+        out
+    }
+
     pub fn bool(&mut self, map: &Node, key: &str, at: &At) -> Option<bool> {
         let (v, line) = self.value(map, key, at)?;
         let b = match as_text(&v).as_deref() {

@@ -14,6 +14,11 @@ use crate::yaml::{Kind, Node};
 pub(crate) enum ResKind {
     Function,
     HttpApi,
+    /// An `AWS::Serverless::Api` (REST API).
+    RestApi,
+    /// The `AWS::Lambda::Url` SAM generates as `{Function}Url` from
+    /// `FunctionUrlConfig`; its name is the function's logical id.
+    FunctionUrl,
     Queue,
     Table,
     /// The execution role SAM generates as `{Function}Role`; only its name
@@ -181,9 +186,12 @@ impl Scope<'_> {
         let (kind, res_name) = self.symbol(name, line)?;
         let v = match kind {
             ResKind::Queue => self.ctx.queue_url(res_name),
-            ResKind::Function | ResKind::Table | ResKind::HttpApi | ResKind::Role => {
-                res_name.to_string()
-            }
+            ResKind::Function
+            | ResKind::Table
+            | ResKind::HttpApi
+            | ResKind::RestApi
+            | ResKind::Role => res_name.to_string(),
+            ResKind::FunctionUrl => self.ctx.arn("lambda", &format!("function:{res_name}")),
             ResKind::Other(ty) => return invalid(line, format!("cannot Ref a {ty}")),
         };
         Ok(Some(Value::String(v)))
@@ -253,6 +261,11 @@ impl Scope<'_> {
             (ResKind::Function, "Arn") => ctx.arn("lambda", &format!("function:{name}")),
             (ResKind::HttpApi, "ApiEndpoint") => ctx.api_url(id, name),
             (ResKind::HttpApi, "ApiId") => name.to_string(),
+            (ResKind::RestApi, "RootResourceId") => name.chars().rev().take(6).collect(),
+            (ResKind::FunctionUrl, "FunctionUrl") => {
+                format!("{}/", ctx.api_url(id, name).trim_end_matches('/'))
+            }
+            (ResKind::FunctionUrl, "FunctionArn") => ctx.arn("lambda", &format!("function:{name}")),
             // IAM ARNs have no region.
             (ResKind::Role, "Arn") => {
                 format!("arn:{}:iam::{}:role/{name}", ctx.partition, ctx.account_id)

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::api;
 use crate::context::ResolveContext;
 use crate::diag::{At, Diags, TemplateError};
-use crate::events::IMPLICIT_API;
+use crate::events::{IMPLICIT_API, IMPLICIT_REST_API};
 use crate::function;
 use crate::globals::{merge_globals, Globals};
 use crate::model::{Application, Queue};
@@ -16,6 +16,7 @@ use crate::outputs::outputs;
 use crate::params;
 use crate::props::Reader;
 use crate::queue;
+use crate::rest_api;
 use crate::scope::{ResKind, Scope, Symbol, Symbols};
 use crate::table;
 use crate::yaml::{self, Entry, Kind, Node};
@@ -123,7 +124,7 @@ fn read(root: &Node, ctx: &ResolveContext, diags: &mut Diags) -> Application {
         declarations(root, &scope, diags)
     };
     let globals = Globals::read(root.get("Globals"), diags);
-    let mut symbols = symbols(&decls, ctx);
+    let mut symbols = symbols(&decls, &globals, ctx);
     name_resources(
         &decls,
         &mut symbols,
@@ -146,7 +147,7 @@ fn read(root: &Node, ctx: &ResolveContext, diags: &mut Diags) -> Application {
     };
     let mut app = build(&decls, &globals, &mut r);
     app.parameters = parameters;
-    app.outputs = outputs(root.get("Outputs"), &app.http_apis, &mut r);
+    app.outputs = outputs(root.get("Outputs"), &app, &mut r);
     app
 }
 
@@ -157,6 +158,7 @@ fn empty_app() -> Application {
         tables: Vec::new(),
         functions: Vec::new(),
         http_apis: Vec::new(),
+        rest_apis: Vec::new(),
         outputs: BTreeMap::new(),
         warnings: Vec::new(),
     }
@@ -183,6 +185,7 @@ pub(crate) fn kind_of(ty: &str) -> ResKind {
     match ty {
         "AWS::Serverless::Function" => ResKind::Function,
         "AWS::Serverless::HttpApi" => ResKind::HttpApi,
+        "AWS::Serverless::Api" => ResKind::RestApi,
         "AWS::SQS::Queue" => ResKind::Queue,
         "AWS::DynamoDB::Table" | "AWS::Serverless::SimpleTable" => ResKind::Table,
         other => ResKind::Other(other.to_string()),
@@ -294,7 +297,7 @@ fn declarations<'t>(root: &'t Node, scope: &Scope, diags: &mut Diags) -> Vec<Dec
 
 /// What `Ref` and `Fn::GetAtt` can name: the declared resources, the roles
 /// and the implicit API SAM would generate. Names come later.
-fn symbols(decls: &[Decl], ctx: &ResolveContext) -> Symbols {
+fn symbols(decls: &[Decl], globals: &Globals, ctx: &ResolveContext) -> Symbols {
     let mut symbols = Symbols::new();
     for d in decls {
         let kind = kind_of(&d.ty);
@@ -312,14 +315,33 @@ fn symbols(decls: &[Decl], ctx: &ResolveContext) -> Symbols {
         };
         symbols.entry(id).or_insert(role);
     }
-    if decls.iter().any(uses_implicit_api) {
-        let api = Symbol {
-            kind: ResKind::HttpApi,
+    for (implicit, event_type, kind) in [
+        (IMPLICIT_API, "HttpApi", ResKind::HttpApi),
+        (IMPLICIT_REST_API, "Api", ResKind::RestApi),
+    ] {
+        if decls.iter().any(|d| uses_implicit_api(d, event_type)) {
+            let api = Symbol { kind, name: None };
+            symbols.entry(implicit.to_string()).or_insert(api);
+        }
+    }
+    let global_url = globals
+        .function
+        .as_ref()
+        .is_some_and(|g| g.get("FunctionUrlConfig").is_some());
+    for d in decls.iter().filter(|d| has_function_url(d, global_url)) {
+        let url = Symbol {
+            kind: ResKind::FunctionUrl,
             name: None,
         };
-        symbols.entry(IMPLICIT_API.to_string()).or_insert(api);
+        symbols.entry(format!("{}Url", d.id)).or_insert(url);
     }
     symbols
+}
+
+/// SAM creates `{Function}Url` for a function with `FunctionUrlConfig`, its
+/// own or from `Globals.Function`.
+fn has_function_url(d: &Decl, global: bool) -> bool {
+    d.ty == "AWS::Serverless::Function" && (global || d.props.get("FunctionUrlConfig").is_some())
 }
 
 /// SAM creates `{Function}Role` unless the function names its own `Role`.
@@ -327,7 +349,7 @@ fn generates_role(d: &Decl) -> bool {
     d.ty == "AWS::Serverless::Function" && d.props.get("Role").is_none()
 }
 
-fn uses_implicit_api(d: &Decl) -> bool {
+fn uses_implicit_api(d: &Decl, event_type: &str) -> bool {
     d.ty == "AWS::Serverless::Function"
         && d.props
             .get("Events")
@@ -335,11 +357,16 @@ fn uses_implicit_api(d: &Decl) -> bool {
             .is_some_and(|events| {
                 events.iter().any(|ev| {
                     let ty = ev.value.get("Type").and_then(|t| t.value.text());
+                    let api_key = if event_type == "Api" {
+                        "RestApiId"
+                    } else {
+                        "ApiId"
+                    };
                     let api = ev
                         .value
                         .get("Properties")
-                        .and_then(|p| p.value.get("ApiId"));
-                    ty == Some("HttpApi") && api.is_none()
+                        .and_then(|p| p.value.get(api_key));
+                    ty == Some(event_type) && api.is_none()
                 })
             })
 }
@@ -364,6 +391,9 @@ fn build(decls: &[Decl], globals: &Globals, r: &mut Reader) -> Application {
             "AWS::Serverless::HttpApi" => {
                 app.http_apis.extend(api::http_api(d.id, &props, false, r))
             }
+            "AWS::Serverless::Api" => app
+                .rest_apis
+                .extend(rest_api::rest_api(d.id, &props, false, r)),
             "AWS::SQS::Queue" => queues.extend(queue::queue(d.id, &props, &name, r)),
             "AWS::DynamoDB::Table" => app.tables.extend(table::table(d.id, &props, &name, r)),
             "AWS::Serverless::SimpleTable" => app
@@ -381,7 +411,18 @@ fn build(decls: &[Decl], globals: &Globals, r: &mut Reader) -> Application {
         app.http_apis
             .extend(api::http_api(IMPLICIT_API, props, true, r));
     }
-    api::attach_routes(&mut app.http_apis, routes, r.diags);
+    if r.scope.symbols.contains_key(IMPLICIT_REST_API)
+        && !decls.iter().any(|d| d.id == IMPLICIT_REST_API)
+    {
+        let empty = Node {
+            kind: Kind::Map(Vec::new()),
+            line: 0,
+        };
+        let props = globals.api.as_ref().unwrap_or(&empty);
+        app.rest_apis
+            .extend(rest_api::rest_api(IMPLICIT_REST_API, props, true, r));
+    }
+    api::attach_routes(&mut app.http_apis, &mut app.rest_apis, routes, r.diags);
     let lines: BTreeMap<&str, usize> = decls.iter().map(|d| (d.id, d.line)).collect();
     app.queues = match queue::dependency_order(queues) {
         Ok(q) => q,

@@ -7,6 +7,8 @@
 //! (`/_localcloud/...`) and owns start-up and shutdown.
 
 mod admin;
+pub mod binaries;
+pub mod gateways;
 pub mod stack;
 pub mod testing;
 

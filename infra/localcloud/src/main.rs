@@ -43,6 +43,16 @@ enum Command {
         #[command(flatten)]
         app: AppArgs,
     },
+    /// Print the REST API version of a SAM template (every HttpApi as a REST
+    /// API, stage Prod), for LocalStack's free plan: template-rest.yaml.
+    RestTemplate {
+        /// The template to convert.
+        #[arg(long, default_value = "template.yaml")]
+        template: PathBuf,
+        /// Write here instead of standard output.
+        #[arg(long)]
+        output: Option<PathBuf>,
+    },
 }
 
 /// A SAM application to bring up with the data services.
@@ -58,9 +68,13 @@ struct AppArgs {
     /// `AWS::StackName`, also the prefix of generated resource names.
     #[arg(long, default_value = "local")]
     stack_name: String,
-    /// Directory holding the functions' binaries (`cargo build` output).
-    #[arg(long, default_value = "target/debug")]
-    binaries_dir: PathBuf,
+    /// Directory holding the functions' binaries (`cargo build` output). Without
+    /// it, each function's binary is looked for where `sam build`
+    /// (`.aws-sam/build/<LogicalId>/bootstrap`) and `cargo lambda build`
+    /// (`target/lambda/<binary>/bootstrap`) put it beside the template, then in
+    /// target/debug; the log says which was used.
+    #[arg(long)]
+    binaries_dir: Option<PathBuf>,
     /// Port of the first HTTP API; the others follow in template order. Default: free ports.
     #[arg(long)]
     api_port: Option<u16>,
@@ -94,7 +108,11 @@ impl AppArgs {
             template: template.clone(),
             stack_name: self.stack_name.clone(),
             parameter_overrides: overrides,
-            binaries_dir: self.binaries_dir.clone(),
+            binaries_dir: self
+                .binaries_dir
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("target/debug")),
+            build_outputs: self.binaries_dir.is_none(),
             first_api_port: self.api_port,
             log_dir: self.log_dir.clone(),
             account_concurrency_limit: self.account_concurrency,
@@ -120,6 +138,32 @@ async fn main() -> anyhow::Result<()> {
             latency_profile,
             app,
         } => serve(bind, state_file, latency_profile, app, started).await,
+        Command::RestTemplate { template, output } => rest_template(&template, output.as_deref()),
+    }
+}
+
+fn rest_template(
+    template: &std::path::Path,
+    output: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(template)
+        .with_context(|| format!("cannot read {}", template.display()))?;
+    let rest = localcloud_template::rest_variant(&text).map_err(|errors| {
+        let listed: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        anyhow::anyhow!(
+            "{} has no REST version:\n  {}",
+            template.display(),
+            listed.join("\n  ")
+        )
+    })?;
+    match output {
+        Some(path) => {
+            std::fs::write(path, rest).with_context(|| format!("cannot write {}", path.display()))
+        }
+        None => {
+            print!("{rest}");
+            Ok(())
+        }
     }
 }
 
@@ -171,7 +215,7 @@ async fn serve(
             );
         }
         for (api, url) in stack.api_urls() {
-            tracing::info!("HTTP API {api}: {url}");
+            tracing::info!("API {api}: {url}");
         }
         if let Some(path) = &app.endpoints_file {
             let endpoints = serde_json::to_string_pretty(&stack.endpoints(&endpoint))?;

@@ -1,7 +1,8 @@
 //! A SAM application brought up from its `template.yaml`: tables and queues
 //! created in the emulated services, every function ready to run as its real
-//! binary, each HTTP API on its own listener, and the SQS event source
-//! mappings polling. The template is the single source of truth.
+//! binary, each HTTP API, REST API and function URL on its own listener, and
+//! the SQS event source mappings polling. The template is the single source
+//! of truth.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -9,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use localcloud_apigw::{GatewayHandle, HttpApiConfig, RouteConfig};
+use localcloud_apigw::GatewayHandle;
 use localcloud_core::RequestContext;
 use localcloud_dynamodb::DynamoDb;
 use localcloud_esm::{EsmConfig, EsmHandle};
@@ -29,8 +30,13 @@ pub struct StackConfig {
     pub parameter_overrides: BTreeMap<String, String>,
     /// Where cargo put the functions' binaries (`target/debug` or `target/release`).
     pub binaries_dir: PathBuf,
-    /// The first HTTP API listens here, the next on the following port, in
-    /// template order; `None` picks free ports.
+    /// Look first where `sam build` and `cargo lambda build` put binaries,
+    /// beside the template (`.aws-sam/build/<LogicalId>/bootstrap`,
+    /// `target/lambda/<binary>/bootstrap`); see [`crate::binaries`].
+    pub build_outputs: bool,
+    /// The first API listens here, the next on the following port (HTTP
+    /// APIs, REST APIs, function URLs, each in template order); `None` picks
+    /// free ports.
     pub first_api_port: Option<u16>,
     /// `<function>.log` files with the functions' output and REPORT lines.
     pub log_dir: PathBuf,
@@ -46,6 +52,7 @@ impl StackConfig {
             stack_name: "local".into(),
             parameter_overrides: BTreeMap::new(),
             binaries_dir: PathBuf::from("target/debug"),
+            build_outputs: false,
             first_api_port: None,
             log_dir: PathBuf::from(".localcloud/logs"),
             account_concurrency_limit: 1000,
@@ -60,10 +67,10 @@ pub enum StackError {
     Template(#[from] localcloud_template::TemplateError),
     #[error("cannot create {what}: {message}")]
     Resource { what: String, message: String },
-    #[error("function {function}: binary {path} not found; build the functions first with `cargo build --workspace --bins`{hint}")]
+    #[error("function {function}: no binary to run (tried {tried}); build the functions first with `cargo build --workspace --bins`{hint}, `sam build` or `cargo lambda build`")]
     MissingBinary {
         function: String,
-        path: PathBuf,
+        tried: String,
         hint: String,
     },
     #[error("cannot start {what}: {message}")]
@@ -74,7 +81,8 @@ pub enum StackError {
 pub struct Stack {
     pub app: Application,
     pub lambda: Arc<LambdaService>,
-    gateways: Mutex<Vec<GatewayHandle>>,
+    /// Every front door with its logical id.
+    gateways: Mutex<Vec<(String, GatewayHandle)>>,
     mappings: Mutex<Vec<EsmHandle>>,
     api_urls: BTreeMap<String, String>,
 }
@@ -94,7 +102,7 @@ impl Stack {
         let draft = localcloud_template::load(&config.template, &ctx)?;
         // Bound now and kept: a port merely probed and released could be
         // taken by someone else before the gateway binds it.
-        let mut api_listeners = bind_api_listeners(&draft, config.first_api_port).await?;
+        let api_listeners = crate::gateways::bind_listeners(&draft, config.first_api_port).await?;
         ctx.api_urls = api_listeners
             .iter()
             .map(|(id, listener)| {
@@ -111,44 +119,11 @@ impl Stack {
         create_queues(&app, sqs, &ctx)?;
         let lambda = start_lambda(&app, config, endpoint, &ctx)?;
 
-        if let Some((api, route)) = app
-            .http_apis
+        let invoker: Arc<dyn localcloud_core::Invoker> = lambda.clone();
+        let gateways = crate::gateways::start_all(&app, &invoker, api_listeners)?;
+        let api_urls = gateways
             .iter()
-            .flat_map(|api| api.routes.iter().map(move |r| (api, r)))
-            .find(|(_, r)| r.payload_format_version != "2.0")
-        {
-            return Err(StackError::Start {
-                what: format!("HTTP API {} route {}", api.logical_id, route.route_key()),
-                message: format!(
-                    "payload format {} is not emulated; use PayloadFormatVersion 2.0",
-                    route.payload_format_version
-                ),
-            });
-        }
-        let mut gateways = Vec::new();
-        for api in &app.http_apis {
-            let api_config = gateway_config(&app, api);
-            let listener =
-                api_listeners
-                    .remove(&api.logical_id)
-                    .ok_or_else(|| StackError::Start {
-                        what: format!("HTTP API {}", api.logical_id),
-                        message: "the template changed between its two readings".into(),
-                    })?;
-            let handle =
-                localcloud_apigw::start_on(api_config, lambda.clone(), listener).map_err(|e| {
-                    StackError::Start {
-                        what: format!("HTTP API {}", api.logical_id),
-                        message: e.to_string(),
-                    }
-                })?;
-            gateways.push(handle);
-        }
-        let api_urls = app
-            .http_apis
-            .iter()
-            .zip(&gateways)
-            .map(|(api, gateway)| (api.logical_id.clone(), gateway.url.clone()))
+            .map(|(id, gateway)| (id.clone(), gateway.url.clone()))
             .collect();
 
         let consumer: Arc<dyn localcloud_core::QueueConsumer> = sqs.clone();
@@ -189,7 +164,8 @@ impl Stack {
         })
     }
 
-    /// Base URL (with stage) of each HTTP API, by logical id.
+    /// Base URL (with stage) of each HTTP API and REST API, and of each
+    /// function URL (`{Function}Url`, without its trailing `/`), by logical id.
     pub fn api_urls(&self) -> &BTreeMap<String, String> {
         &self.api_urls
     }
@@ -209,13 +185,11 @@ impl Stack {
 
     /// The application's sections of the metrics document.
     pub fn fill_metrics(&self, doc: &mut MetricsDocument) {
-        // Gateways were started in template order.
         doc.apis = self
-            .app
-            .http_apis
+            .gateways
+            .lock()
             .iter()
-            .zip(self.gateways.lock().iter())
-            .map(|(api, g)| (api.logical_id.clone(), g.metrics()))
+            .map(|(id, g)| (id.clone(), g.metrics()))
             .collect();
         doc.event_source_mappings = self.mappings.lock().iter().map(|m| m.metrics()).collect();
         doc.lambda = self.lambda.metrics();
@@ -235,7 +209,7 @@ impl Stack {
 
     pub fn reset_metrics(&self) {
         self.lambda.reset_metrics();
-        for gateway in self.gateways.lock().iter() {
+        for (_, gateway) in self.gateways.lock().iter() {
             gateway.reset_metrics();
         }
         for mapping in self.mappings.lock().iter() {
@@ -251,7 +225,7 @@ impl Stack {
             mapping.shutdown().await;
         }
         let gateways: Vec<_> = self.gateways.lock().drain(..).collect();
-        for gateway in gateways {
+        for (_, gateway) in gateways {
             gateway.shutdown().await;
         }
         self.lambda.shutdown().await;
@@ -272,31 +246,7 @@ fn resolve_context(config: &StackConfig, endpoint: SocketAddr) -> ResolveContext
 /// The API Gateway's own id for a logical id, so that `Ref` in the template
 /// and `requestContext.apiId` in events agree.
 fn gateway_api_id(logical_id: &str) -> String {
-    HttpApiConfig::new(logical_id, Vec::new()).api_id()
-}
-
-async fn bind_api_listeners(
-    app: &Application,
-    first_port: Option<u16>,
-) -> Result<BTreeMap<String, tokio::net::TcpListener>, StackError> {
-    let mut listeners = BTreeMap::new();
-    for (i, api) in app.http_apis.iter().enumerate() {
-        let failed = |message: String| StackError::Start {
-            what: format!("HTTP API {}", api.logical_id),
-            message,
-        };
-        let port = match first_port {
-            Some(first) => first
-                .checked_add(i as u16)
-                .ok_or_else(|| failed("no port left above --api-port".into()))?,
-            None => 0,
-        };
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
-            .await
-            .map_err(|e| failed(format!("cannot listen on 127.0.0.1:{port}: {e}")))?;
-        listeners.insert(api.logical_id.clone(), listener);
-    }
-    Ok(listeners)
+    localcloud_apigw::derive_api_id(logical_id)
 }
 
 fn create_tables(
@@ -358,20 +308,33 @@ fn start_lambda(
             .as_ref()
             .and_then(|b| b.binary.clone())
             .unwrap_or_else(|| "bootstrap".to_string());
-        // Absolute, since function processes run in a directory of their own.
-        let binary = std::path::absolute(config.binaries_dir.join(&binary_name))
-            .unwrap_or_else(|_| config.binaries_dir.join(&binary_name));
-        if !binary.is_file() {
-            return Err(StackError::MissingBinary {
+        let search = crate::binaries::Search {
+            logical_id: &function.logical_id,
+            binary: &binary_name,
+            template_dir: config
+                .template
+                .parent()
+                .unwrap_or(std::path::Path::new(".")),
+            binaries_dir: &config.binaries_dir,
+            build_outputs: config.build_outputs,
+        };
+        let located =
+            crate::binaries::locate(&search).map_err(|tried| StackError::MissingBinary {
                 function: function.logical_id.clone(),
-                path: binary,
+                tried: tried.join(", "),
                 hint: if config.binaries_dir.ends_with("release") {
                     " --release".into()
                 } else {
                     String::new()
                 },
-            });
-        }
+            })?;
+        tracing::info!(
+            "function {}: {} (from {})",
+            function.logical_id,
+            located.path.display(),
+            located.origin
+        );
+        let binary = located.path;
         functions.push(FunctionConfig {
             name: function.name.clone(),
             binary,
@@ -404,33 +367,4 @@ fn start_lambda(
         what: "the Lambda service".into(),
         message: e.to_string(),
     })
-}
-
-fn gateway_config(app: &Application, api: &localcloud_template::HttpApi) -> HttpApiConfig {
-    let routes = api
-        .routes
-        .iter()
-        .map(|route| {
-            let function = app
-                .function(&route.function)
-                .map(|f| f.name.clone())
-                .unwrap_or_else(|| route.function.clone());
-            let method = if route.method.is_empty() {
-                "ANY"
-            } else {
-                &route.method
-            };
-            let config = RouteConfig::new(method, &route.path, &function);
-            match route.timeout_ms {
-                Some(ms) => config.with_timeout(Duration::from_millis(u64::from(ms))),
-                None => config,
-            }
-        })
-        .collect();
-    let mut config = HttpApiConfig::new(api.logical_id.clone(), routes);
-    config.stage = api.stage_name.clone();
-    config.stage_variables = api.stage_variables.clone();
-    // Events must carry the id that `Ref` gave the template.
-    config.api_id = Some(api.api_id.clone());
-    config
 }

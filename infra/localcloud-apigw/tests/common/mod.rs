@@ -102,3 +102,18 @@ pub fn api_with(
 pub fn get(uri: &str) -> http::request::Builder {
     http::Request::get(uri).header("host", "127.0.0.1:4566")
 }
+
+/// A REST API (stage `Prod`) whose methods all go to `conduit`.
+pub fn rest_api(
+    routes: &[(&str, &str)],
+    lambda: Arc<FakeLambda>,
+    tweak: impl FnOnce(&mut localcloud_apigw::RestApiConfig),
+) -> localcloud_apigw::RestApi {
+    let routes = routes
+        .iter()
+        .map(|(method, path)| RouteConfig::new(method, path, "conduit"))
+        .collect();
+    let mut config = localcloud_apigw::RestApiConfig::new("ServerlessRestApi", "Prod", routes);
+    tweak(&mut config);
+    localcloud_apigw::RestApi::new(config, lambda).expect("valid test config")
+}

@@ -4,6 +4,8 @@ mod errors;
 mod functions;
 mod intrinsics;
 mod resources;
+mod rest;
+mod rest_version;
 mod robustness;
 mod sample;
 
