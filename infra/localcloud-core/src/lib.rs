@@ -11,6 +11,7 @@ pub mod latency;
 pub mod procstat;
 pub mod queue;
 pub mod server;
+pub mod xml;
 
 pub use context::RequestContext;
 pub use dispatch::{Dispatcher, JsonService, PathService};

@@ -43,6 +43,21 @@ impl PathService for LambdaService {
 }
 
 impl LambdaService {
+    /// The `FunctionConfiguration` of every function, as `ListFunctions`
+    /// lists them.
+    pub fn configurations(&self) -> Vec<Value> {
+        self.inner
+            .functions
+            .values()
+            .map(|f| configuration(f))
+            .collect()
+    }
+
+    /// True when `reference` (name, ARN or partial ARN) names a function here.
+    pub fn has_function(&self, reference: &str) -> bool {
+        self.inner.resolve(reference, None).is_ok()
+    }
+
     async fn invoke_api(
         &self,
         name: &str,

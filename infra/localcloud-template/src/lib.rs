@@ -1,7 +1,7 @@
 //! Reads a SAM `template.yaml` into a resolved model the local cloud can
 //! start: queues (dead-letter queues first), tables (`CreateTable` bodies),
 //! functions (with policies and SQS event sources) and HTTP APIs (with
-//! routes), plus resolved parameters and outputs.
+//! routes), S3 buckets, plus resolved parameters, outputs and exports.
 //!
 //! Everything the local cloud cannot run is an error, and everything it
 //! safely ignores is a warning; each names the logical id, the property path
@@ -45,6 +45,7 @@
 //! ```
 
 mod api;
+mod bucket;
 mod context;
 mod diag;
 mod events;
@@ -58,6 +59,7 @@ mod policy;
 mod props;
 mod queue;
 mod scope;
+mod summary;
 mod table;
 mod template;
 mod yaml;
@@ -67,8 +69,11 @@ use std::path::Path;
 pub use context::ResolveContext;
 pub use diag::{Diagnostic, Severity, TemplateError};
 pub use function::cargo_binary;
-pub use model::{Application, Build, Function, HttpApi, Parameter, Queue, Route, SqsEvent, Table};
+pub use model::{
+    Application, Bucket, Build, Function, HttpApi, Parameter, Queue, Route, SqsEvent, Table,
+};
 pub use policy::{Grant, Policy, PolicySource, Target};
+pub use summary::{summary, DeclaredParameter, Summary};
 
 /// Reads a template from text.
 pub fn load_str(text: &str, ctx: &ResolveContext) -> Result<Application, TemplateError> {

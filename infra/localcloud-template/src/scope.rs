@@ -16,6 +16,8 @@ pub(crate) enum ResKind {
     HttpApi,
     Queue,
     Table,
+    /// `AWS::S3::Bucket`.
+    Bucket,
     /// The execution role SAM generates as `{Function}Role`; only its name
     /// and ARN exist locally.
     Role,
@@ -161,6 +163,13 @@ impl Scope<'_> {
             "Fn::Split" => self.split(arg).map(Some),
             "Fn::If" => self.fn_if(arg),
             "Fn::FindInMap" => self.find_in_map(arg).map(Some),
+            "Fn::ImportValue" => {
+                let name = self.string(arg)?;
+                match self.ctx.imports.get(&name) {
+                    Some(v) => Ok(Some(Value::String(v.clone()))),
+                    None => invalid(line, format!("No export named {name} found")),
+                }
+            }
             "Fn::Equals" | "Fn::Not" | "Fn::And" | "Fn::Or" => {
                 self.eval_condition_fn(name, arg).map(bool_value)
             }
@@ -181,9 +190,11 @@ impl Scope<'_> {
         let (kind, res_name) = self.symbol(name, line)?;
         let v = match kind {
             ResKind::Queue => self.ctx.queue_url(res_name),
-            ResKind::Function | ResKind::Table | ResKind::HttpApi | ResKind::Role => {
-                res_name.to_string()
-            }
+            ResKind::Function
+            | ResKind::Table
+            | ResKind::HttpApi
+            | ResKind::Role
+            | ResKind::Bucket => res_name.to_string(),
             ResKind::Other(ty) => return invalid(line, format!("cannot Ref a {ty}")),
         };
         Ok(Some(Value::String(v)))
@@ -253,6 +264,12 @@ impl Scope<'_> {
             (ResKind::Function, "Arn") => ctx.arn("lambda", &format!("function:{name}")),
             (ResKind::HttpApi, "ApiEndpoint") => ctx.api_url(id, name),
             (ResKind::HttpApi, "ApiId") => name.to_string(),
+            // S3 ARNs have neither region nor account.
+            (ResKind::Bucket, "Arn") => format!("arn:{}:s3:::{name}", ctx.partition),
+            (ResKind::Bucket, "DomainName") => format!("{name}.s3.{}", ctx.url_suffix),
+            (ResKind::Bucket, "RegionalDomainName") => {
+                format!("{name}.s3.{}.{}", ctx.region, ctx.url_suffix)
+            }
             // IAM ARNs have no region.
             (ResKind::Role, "Arn") => {
                 format!("arn:{}:iam::{}:role/{name}", ctx.partition, ctx.account_id)

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::api;
+use crate::bucket;
 use crate::context::ResolveContext;
 use crate::diag::{At, Diags, TemplateError};
 use crate::events::IMPLICIT_API;
@@ -51,6 +52,7 @@ const IGNORED_TYPES: &[&str] = &[
     "AWS::IAM::ManagedPolicy",
     "AWS::SQS::QueuePolicy",
     "AWS::Lambda::Permission",
+    "AWS::S3::BucketPolicy",
 ];
 
 /// One resource as declared (only those whose `Condition` holds).
@@ -143,7 +145,7 @@ fn read(root: &Node, ctx: &ResolveContext, diags: &mut Diags) -> Application {
     };
     let mut app = build(&decls, &globals, &mut r);
     app.parameters = parameters;
-    app.outputs = outputs(root.get("Outputs"), &app.http_apis, &mut r);
+    (app.outputs, app.exports) = outputs(root.get("Outputs"), &app.http_apis, &mut r);
     app
 }
 
@@ -154,7 +156,9 @@ fn empty_app() -> Application {
         tables: Vec::new(),
         functions: Vec::new(),
         http_apis: Vec::new(),
+        buckets: Vec::new(),
         outputs: BTreeMap::new(),
+        exports: BTreeMap::new(),
         warnings: Vec::new(),
     }
 }
@@ -182,6 +186,7 @@ pub(crate) fn kind_of(ty: &str) -> ResKind {
         "AWS::Serverless::HttpApi" => ResKind::HttpApi,
         "AWS::SQS::Queue" => ResKind::Queue,
         "AWS::DynamoDB::Table" | "AWS::Serverless::SimpleTable" => ResKind::Table,
+        "AWS::S3::Bucket" => ResKind::Bucket,
         other => ResKind::Other(other.to_string()),
     }
 }
@@ -366,6 +371,7 @@ fn build(decls: &[Decl], globals: &Globals, r: &mut Reader) -> Application {
             "AWS::Serverless::SimpleTable" => app
                 .tables
                 .extend(table::simple_table(d.id, &props, &name, r)),
+            "AWS::S3::Bucket" => app.buckets.extend(bucket::bucket(d.id, &props, &name, r)),
             _ => {}
         }
     }

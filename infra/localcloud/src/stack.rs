@@ -36,6 +36,20 @@ pub struct StackConfig {
     pub account_concurrency_limit: u32,
     /// A warm execution environment unused this long is shut down.
     pub idle_timeout: Duration,
+    /// The template's text, read instead of the file `template` (a deploy).
+    pub template_body: Option<String>,
+    /// Binaries by function logical id, before `binaries_dir` (code from S3).
+    pub binaries: BTreeMap<String, PathBuf>,
+    /// Ports by HTTP API logical id, before `first_api_port` (an update
+    /// keeps its APIs' URLs).
+    pub api_ports: BTreeMap<String, u16>,
+    pub region: String,
+    pub account_id: String,
+    /// Values of other stacks' exports, for `Fn::ImportValue`.
+    pub imports: BTreeMap<String, String>,
+    /// Give `NoEcho` parameters without a value a random development value
+    /// (`serve --template`); a deploy requires values, as AWS does.
+    pub generate_no_echo: bool,
 }
 
 impl StackConfig {
@@ -49,6 +63,24 @@ impl StackConfig {
             log_dir: PathBuf::from(".localcloud/logs"),
             account_concurrency_limit: 1000,
             idle_timeout: Duration::from_secs(300),
+            template_body: None,
+            binaries: BTreeMap::new(),
+            api_ports: BTreeMap::new(),
+            region: localcloud_core::context::DEFAULT_REGION.into(),
+            account_id: localcloud_core::context::DEFAULT_ACCOUNT.into(),
+            imports: BTreeMap::new(),
+            generate_no_echo: true,
+        }
+    }
+
+    /// Reads the template (`template_body`, else the file) with `ctx`.
+    pub fn read(
+        &self,
+        ctx: &ResolveContext,
+    ) -> Result<Application, localcloud_template::TemplateError> {
+        match &self.template_body {
+            Some(body) => localcloud_template::load_str(body, ctx),
+            None => localcloud_template::load(&self.template, ctx),
         }
     }
 }
@@ -90,10 +122,10 @@ impl Stack {
         let mut ctx = resolve_context(config, endpoint);
         // First pass: which APIs exist, so each can be given its address
         // before the template is resolved for good (outputs name the URLs).
-        let draft = localcloud_template::load(&config.template, &ctx)?;
+        let draft = config.read(&ctx)?;
         // Bound now and kept: a port merely probed and released could be
         // taken by someone else before the gateway binds it.
-        let mut api_listeners = bind_api_listeners(&draft, config.first_api_port).await?;
+        let mut api_listeners = bind_api_listeners(&draft, config).await?;
         ctx.api_urls = api_listeners
             .iter()
             .map(|(id, listener)| {
@@ -103,7 +135,7 @@ impl Stack {
                 (id.clone(), format!("http://{addr}"))
             })
             .collect();
-        let app = localcloud_template::load(&config.template, &ctx)?;
+        let app = config.read(&ctx)?;
 
         let request_ctx = RequestContext::new(&ctx.region, &ctx.account_id);
         create_tables(&app, dynamodb, &request_ctx)?;
@@ -193,6 +225,16 @@ impl Stack {
         &self.api_urls
     }
 
+    /// The port of each HTTP API, by logical id.
+    pub fn api_ports(&self) -> BTreeMap<String, u16> {
+        self.app
+            .http_apis
+            .iter()
+            .zip(self.gateways.lock().iter())
+            .map(|(api, g)| (api.logical_id.clone(), g.addr.port()))
+            .collect()
+    }
+
     /// What a client needs to reach the application: written to the
     /// endpoints file and printed at start-up.
     pub fn endpoints(&self, endpoint: &str) -> Value {
@@ -257,12 +299,15 @@ fn to_json(value: &impl serde::Serialize) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
-fn resolve_context(config: &StackConfig, endpoint: SocketAddr) -> ResolveContext {
+pub(crate) fn resolve_context(config: &StackConfig, endpoint: SocketAddr) -> ResolveContext {
     ResolveContext {
         stack_name: config.stack_name.clone(),
         queue_url: format!("http://{endpoint}/{{account}}/{{name}}"),
         parameter_overrides: config.parameter_overrides.clone(),
-        generate_no_echo: true,
+        generate_no_echo: config.generate_no_echo,
+        region: config.region.clone(),
+        account_id: config.account_id.clone(),
+        imports: config.imports.clone(),
         api_id: gateway_api_id,
         ..ResolveContext::default()
     }
@@ -276,8 +321,9 @@ fn gateway_api_id(logical_id: &str) -> String {
 
 async fn bind_api_listeners(
     app: &Application,
-    first_port: Option<u16>,
+    config: &StackConfig,
 ) -> Result<BTreeMap<String, tokio::net::TcpListener>, StackError> {
+    let first_port = config.first_api_port;
     let mut listeners = BTreeMap::new();
     for (i, api) in app.http_apis.iter().enumerate() {
         let failed = |message: String| StackError::Start {
@@ -285,6 +331,9 @@ async fn bind_api_listeners(
             message,
         };
         let port = match first_port {
+            _ if config.api_ports.contains_key(&api.logical_id) => {
+                config.api_ports[&api.logical_id]
+            }
             Some(first) => first
                 .checked_add(i as u16)
                 .ok_or_else(|| failed("no port left above --api-port".into()))?,
@@ -358,8 +407,11 @@ fn start_lambda(
             .and_then(|b| b.binary.clone())
             .unwrap_or_else(|| "bootstrap".to_string());
         // Absolute, since function processes run in a directory of their own.
-        let binary = std::path::absolute(config.binaries_dir.join(&binary_name))
-            .unwrap_or_else(|_| config.binaries_dir.join(&binary_name));
+        let binary = match config.binaries.get(&function.logical_id) {
+            Some(path) => path.clone(),
+            None => std::path::absolute(config.binaries_dir.join(&binary_name))
+                .unwrap_or_else(|_| config.binaries_dir.join(&binary_name)),
+        };
         if !binary.is_file() {
             return Err(StackError::MissingBinary {
                 function: function.logical_id.clone(),

@@ -52,3 +52,41 @@ pub async fn get_json(url: &str) -> serde_json::Value {
 pub fn test_function_binaries() -> PathBuf {
     localcloud::testing::function_binaries(&["echo", "sleep", "fail"])
 }
+
+/// One call of a query-protocol service (CloudFormation, STS) signed for
+/// `service`; returns status and XML body.
+pub async fn query_call(endpoint: &str, service: &str, params: &[(&str, &str)]) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let host = endpoint.strip_prefix("http://").expect("http URL");
+    let body: Vec<String> = params
+        .iter()
+        .map(|(k, v)| format!("{}={}", form_encode(k), form_encode(v)))
+        .collect();
+    let body = body.join("&");
+    let mut stream = tokio::net::TcpStream::connect(host).await.expect("connect");
+    let request = format!(
+        "POST / HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/x-www-form-urlencoded\r\nauthorization: AWS4-HMAC-SHA256 Credential=AKIDLOCALCLOUD/20250101/us-east-1/{service}/aws4_request, SignedHeaders=host, Signature=0\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await.unwrap();
+    let response = String::from_utf8_lossy(&response).into_owned();
+    let status = response[9..12].parse().expect("status code");
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+fn form_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
