@@ -11,7 +11,12 @@ cd "$(dirname "$0")/.."
 
 cache="${DEPLOY_CACHE:-$HOME/.cache/localcloud-deploy}"
 port="${E2E_PORT:-4599}"
-if [[ ! -x "$cache/sam-venv/bin/sam" ]]; then
+# scripts/check-templates.sh (CI) installs the SAM CLI already; reuse it.
+checks_sam="${CHECKS_CACHE:-$HOME/.cache/template-checks}/sam-venv/bin/sam"
+sam="$cache/sam-venv/bin/sam"
+if [[ -x "$checks_sam" ]]; then
+    sam="$checks_sam"
+elif [[ ! -x "$sam" ]]; then
     python3 -m venv "$cache/sam-venv"
     "$cache/sam-venv/bin/pip" install --quiet --disable-pip-version-check 'aws-sam-cli>=1.130,<2'
 fi
@@ -19,7 +24,6 @@ if [[ ! -x "$cache/awscli-venv/bin/aws" ]]; then
     python3 -m venv "$cache/awscli-venv"
     "$cache/awscli-venv/bin/pip" install --quiet --disable-pip-version-check 'awscli>=1.36,<2'
 fi
-sam="$cache/sam-venv/bin/sam"
 aws="$cache/awscli-venv/bin/aws"
 
 # The same build as the tests' (one feature set for the whole workspace).
