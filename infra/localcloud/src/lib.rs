@@ -7,6 +7,7 @@
 //! (`/_localcloud/...`) and owns start-up and shutdown.
 
 mod admin;
+mod apigw_api;
 mod code;
 pub mod deploy;
 mod lambda_api;
@@ -146,6 +147,7 @@ impl LocalCloud {
             .with_json(sqs.clone())
             .with_path(admin)
             .with_path(Arc::new(lambda_api::LambdaApi(deployments.clone())))
+            .with_path(Arc::new(apigw_api::ApiGatewayApi(deployments.clone())))
             .with_path(Arc::new(cloudformation))
             .with_path(Arc::new(localcloud_cloudformation::Sts))
             .with_path(s3.clone());

@@ -560,3 +560,52 @@ async fn sts_says_who_the_caller_is() {
         Some("arn:aws:iam::000000000000:root")
     );
 }
+
+#[tokio::test]
+async fn the_projects_template_makes_a_valid_change_set() {
+    // GIVEN template.yaml as `sam deploy` sends it (the SAM transform intact)
+    let c = start().await;
+    let template =
+        std::fs::read_to_string(localcloud::testing::workspace_root().join("template.yaml"))
+            .unwrap();
+    let secret = "0123456789abcdef0123456789abcdef";
+    // WHEN a change set is created for it
+    let (status, reason, described) = c
+        .change_set(
+            "bench",
+            "cs",
+            "CREATE",
+            &template,
+            &[
+                ("Parameters.member.1.ParameterKey", "JwtSecret"),
+                ("Parameters.member.1.ParameterValue", secret),
+                ("Capabilities.member.1", "CAPABILITY_IAM"),
+            ],
+        )
+        .await;
+    // THEN it is ready to run, lists the APIs and functions, and masks the secret
+    assert_eq!(status, "CREATE_COMPLETE", "{reason:?}");
+    let ids = elements(&described, "LogicalResourceId");
+    assert!(
+        ids.contains(&"ConduitApi".to_string()) && ids.contains(&"OrdersDirectApi".to_string()),
+        "{ids:?}"
+    );
+    assert!(!described.contains(secret));
+    // AND without CAPABILITY_IAM it is refused, as SAM's roles need it
+    let (status, body) = c
+        .cfn(&[
+            ("Action", "CreateChangeSet"),
+            ("StackName", "bench2"),
+            ("ChangeSetName", "cs"),
+            ("ChangeSetType", "CREATE"),
+            ("TemplateBody", &template),
+            ("Parameters.member.1.ParameterKey", "JwtSecret"),
+            ("Parameters.member.1.ParameterValue", secret),
+        ])
+        .await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        first(&body, "Code").as_deref(),
+        Some("InsufficientCapabilitiesException")
+    );
+}

@@ -56,16 +56,27 @@ pub fn test_function_binaries() -> PathBuf {
 /// One call of a query-protocol service (CloudFormation, STS) signed for
 /// `service`; returns status and XML body.
 pub async fn query_call(endpoint: &str, service: &str, params: &[(&str, &str)]) -> (u16, String) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let host = endpoint.strip_prefix("http://").expect("http URL");
     let body: Vec<String> = params
         .iter()
         .map(|(k, v)| format!("{}={}", form_encode(k), form_encode(v)))
         .collect();
-    let body = body.join("&");
+    signed_call(endpoint, "POST", "/", service, &body.join("&")).await
+}
+
+/// One request with a SigV4-shaped `Authorization` for `service` (the
+/// local cloud reads the scope, not the signature); status and body.
+pub async fn signed_call(
+    endpoint: &str,
+    method: &str,
+    path: &str,
+    service: &str,
+    body: &str,
+) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let host = endpoint.strip_prefix("http://").expect("http URL");
     let mut stream = tokio::net::TcpStream::connect(host).await.expect("connect");
     let request = format!(
-        "POST / HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/x-www-form-urlencoded\r\nauthorization: AWS4-HMAC-SHA256 Credential=AKIDLOCALCLOUD/20250101/us-east-1/{service}/aws4_request, SignedHeaders=host, Signature=0\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/x-www-form-urlencoded\r\nauthorization: AWS4-HMAC-SHA256 Credential=AKIDLOCALCLOUD/20250101/us-east-1/{service}/aws4_request, SignedHeaders=host, Signature=0\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
         body.len()
     );
     stream.write_all(request.as_bytes()).await.unwrap();
