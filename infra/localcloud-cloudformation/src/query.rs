@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use bytes::Bytes;
+use localcloud_core::url::form_decode;
 use localcloud_core::xml::{escape, Xml};
 use localcloud_core::HttpResponse;
 
@@ -85,34 +86,6 @@ fn lower_first(s: &str) -> String {
     c.next()
         .map(|f| f.to_lowercase().chain(c).collect())
         .unwrap_or_default()
-}
-
-/// `application/x-www-form-urlencoded` decoding: `+` is a space.
-fn form_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b'+', _) => {
-                out.push(b' ');
-                i += 1;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// An error in the query protocol's shape:

@@ -5,6 +5,8 @@
 
 use std::collections::BTreeMap;
 
+use localcloud_core::url::percent_decode;
+
 /// Bucket and key of one request; `bucket` is `None` for the service
 /// itself (`ListBuckets`), `key` is `None` for bucket operations.
 #[derive(Debug, Clone, PartialEq)]
@@ -93,30 +95,6 @@ pub fn query(query: Option<&str>) -> BTreeMap<String, String> {
             (percent_decode(k), percent_decode(&v.replace('+', "%20")))
         })
         .collect()
-}
-
-/// `%2F` -> `/`; invalid escapes stay as written.
-pub fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

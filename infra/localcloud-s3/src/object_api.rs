@@ -97,10 +97,7 @@ fn put(s3: &S3Service, call: &Call, bucket: &str, key: &str) -> Result<HttpRespo
         b.objects.insert(key.to_string(), object);
         Ok(())
     })?;
-    Ok(response(200)
-        .header("etag", etag)
-        .body(Bytes::new())
-        .expect("valid"))
+    Ok(with_etag(&etag))
 }
 
 fn get(s3: &S3Service, call: &Call, bucket: &str, key: &str) -> Result<HttpResponse, S3Error> {
@@ -213,10 +210,7 @@ fn upload_part(
         b.upload(key, id)?.parts.insert(number, part);
         Ok(())
     })?;
-    Ok(response(200)
-        .header("etag", etag)
-        .body(Bytes::new())
-        .expect("valid"))
+    Ok(with_etag(&etag))
 }
 
 fn complete_upload(
@@ -242,6 +236,14 @@ fn complete_upload(
         .text("Key", key)
         .text("ETag", &object.etag);
     Ok(xml(doc.finish("CompleteMultipartUploadResult")))
+}
+
+/// The answer to an upload: 200 with the stored ETag.
+fn with_etag(etag: &str) -> HttpResponse {
+    response(200)
+        .header("etag", etag)
+        .body(Bytes::new())
+        .expect("valid upload response")
 }
 
 #[cfg(test)]

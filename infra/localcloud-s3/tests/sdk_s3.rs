@@ -34,6 +34,12 @@ fn client(endpoint: &str, region: &str, path_style: bool) -> Client {
     Client::from_conf(config)
 }
 
+fn in_eu_west_1() -> CreateBucketConfiguration {
+    CreateBucketConfiguration::builder()
+        .location_constraint(BucketLocationConstraint::EuWest1)
+        .build()
+}
+
 #[tokio::test]
 async fn buckets_are_created_listed_headed_and_deleted_with_aws_error_codes() {
     // GIVEN a local S3 and a path-style client in eu-west-1
@@ -42,11 +48,7 @@ async fn buckets_are_created_listed_headed_and_deleted_with_aws_error_codes() {
     // WHEN a bucket is created with its location constraint
     s3.create_bucket()
         .bucket("deploy-artifacts")
-        .create_bucket_configuration(
-            CreateBucketConfiguration::builder()
-                .location_constraint(BucketLocationConstraint::EuWest1)
-                .build(),
-        )
+        .create_bucket_configuration(in_eu_west_1())
         .send()
         .await
         .unwrap();
@@ -71,11 +73,7 @@ async fn buckets_are_created_listed_headed_and_deleted_with_aws_error_codes() {
     let again = s3
         .create_bucket()
         .bucket("deploy-artifacts")
-        .create_bucket_configuration(
-            CreateBucketConfiguration::builder()
-                .location_constraint(BucketLocationConstraint::EuWest1)
-                .build(),
-        )
+        .create_bucket_configuration(in_eu_west_1())
         .send()
         .await
         .unwrap_err();

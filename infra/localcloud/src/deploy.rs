@@ -78,7 +78,7 @@ impl Deployer {
     fn read(&self, config: &StackConfig) -> Result<Application, Failure> {
         config
             .read(&resolve_context(config, self.endpoint))
-            .map_err(template_failure)
+            .map_err(|e| template_failure(&e))
     }
 
     /// Unpacks each function's `CodeUri: s3://bucket/key` package; the
@@ -332,7 +332,7 @@ fn deployed(app: &Application) -> Deployed {
 
 /// A template problem as CloudFormation reports a failed transform or
 /// resource: the first problem's logical id, every problem in the reason.
-fn template_failure(e: TemplateError) -> Failure {
+fn template_failure(e: &TemplateError) -> Failure {
     let problems = e.problems();
     Failure {
         logical_id: problems.iter().find_map(|p| p.logical_id.clone()),
@@ -354,19 +354,11 @@ fn template_failure(e: TemplateError) -> Failure {
 fn stack_failure(e: StackError) -> Failure {
     let logical_id = match &e {
         StackError::MissingBinary { function, .. } => Some(function.clone()),
-        StackError::Template(t) => return template_failure_ref(t),
+        StackError::Template(t) => return template_failure(t),
         _ => None,
     };
     Failure {
         logical_id,
-        resource_type: None,
-        reason: e.to_string(),
-    }
-}
-
-fn template_failure_ref(e: &TemplateError) -> Failure {
-    Failure {
-        logical_id: e.problems().iter().find_map(|p| p.logical_id.clone()),
         resource_type: None,
         reason: e.to_string(),
     }

@@ -136,6 +136,14 @@ Outputs:
     Value: !Ref Artifacts
 "#;
 
+/// The previous secret and a new queue name.
+const V2_PARAMETERS: &[(&str, &str)] = &[
+    ("Parameters.member.1.ParameterKey", "Secret"),
+    ("Parameters.member.1.UsePreviousValue", "true"),
+    ("Parameters.member.2.ParameterKey", "QueueName"),
+    ("Parameters.member.2.ParameterValue", "jobs-v2"),
+];
+
 #[tokio::test]
 async fn a_stack_is_created_updated_and_deleted_through_change_sets() {
     // GIVEN a local cloud
@@ -221,18 +229,7 @@ async fn a_stack_is_created_updated_and_deleted_through_change_sets() {
 
     // WHEN it is updated with a new queue name and the previous secret
     let stack = c
-        .deploy(
-            "data",
-            "second",
-            "UPDATE",
-            DATA_TEMPLATE,
-            &[
-                ("Parameters.member.1.ParameterKey", "Secret"),
-                ("Parameters.member.1.UsePreviousValue", "true"),
-                ("Parameters.member.2.ParameterKey", "QueueName"),
-                ("Parameters.member.2.ParameterValue", "jobs-v2"),
-            ],
-        )
+        .deploy("data", "second", "UPDATE", DATA_TEMPLATE, V2_PARAMETERS)
         .await;
     // THEN the new queue replaced the old one
     assert_eq!(
@@ -255,18 +252,7 @@ async fn a_stack_is_created_updated_and_deleted_through_change_sets() {
 
     // AND the same again changes nothing: the change set fails as on AWS
     let (status, reason, _) = c
-        .change_set(
-            "data",
-            "third",
-            "UPDATE",
-            DATA_TEMPLATE,
-            &[
-                ("Parameters.member.1.ParameterKey", "Secret"),
-                ("Parameters.member.1.UsePreviousValue", "true"),
-                ("Parameters.member.2.ParameterKey", "QueueName"),
-                ("Parameters.member.2.ParameterValue", "jobs-v2"),
-            ],
-        )
+        .change_set("data", "third", "UPDATE", DATA_TEMPLATE, V2_PARAMETERS)
         .await;
     assert_eq!(status, "FAILED");
     assert!(reason.unwrap().contains("didn't contain changes"));
