@@ -155,6 +155,26 @@ impl Deployer {
         Ok(())
     }
 
+    /// Queues that exist already take the template's attributes (an update
+    /// changes them in place, as CloudFormation does for SQS attributes).
+    fn update_queues(&self, app: &Application) -> Result<(), Failure> {
+        for q in &app.queues {
+            let Ok(queue) = self.sqs.queue_by_arn(&q.arn) else {
+                continue;
+            };
+            let mut attributes = q.attributes.clone();
+            attributes.remove("FifoQueue");
+            self.sqs
+                .set_queue_attributes(&queue, &attributes)
+                .map_err(|e| Failure {
+                    logical_id: Some(q.logical_id.clone()),
+                    resource_type: Some("AWS::SQS::Queue".into()),
+                    reason: format!("Resource handler returned message: \"{}\"", e.message),
+                })?;
+        }
+        Ok(())
+    }
+
     /// Deletes the tables, queues and buckets of `app` that `keep` does not have.
     fn remove_data(
         &self,
@@ -211,7 +231,10 @@ impl Backend for Deployer {
             config.api_ports = old.api_ports();
             old.shutdown().await;
         }
-        let started = match self.create_buckets(&app, &d.region) {
+        let prepared = self
+            .update_queues(&app)
+            .and_then(|()| self.create_buckets(&app, &d.region));
+        let started = match prepared {
             Ok(()) => Stack::start(&config, self.endpoint, &self.dynamodb, &self.sqs)
                 .await
                 .map_err(stack_failure),

@@ -595,3 +595,27 @@ async fn the_projects_template_makes_a_valid_change_set() {
         Some("InsufficientCapabilitiesException")
     );
 }
+
+#[tokio::test]
+async fn an_update_changes_queue_attributes_in_place() {
+    // GIVEN a stack with a queue
+    let c = start().await;
+    let v1 = "Resources:\n  Jobs:\n    Type: AWS::SQS::Queue\n    Properties:\n      VisibilityTimeout: 30\n";
+    c.deploy("q", "v1", "CREATE", v1, &[]).await;
+    let arn = "arn:aws:sqs:us-east-1:000000000000:q-Jobs";
+    c.cloud.sqs().queue_by_arn(arn).unwrap();
+    // WHEN an update changes its visibility timeout
+    let stack = c
+        .deploy("q", "v2", "UPDATE", &v1.replace("30", "90"), &[])
+        .await;
+    // THEN the update completes and the queue has the new value
+    assert_eq!(
+        first(&stack, "StackStatus").as_deref(),
+        Some("UPDATE_COMPLETE"),
+        "{stack}"
+    );
+    let queue = c.cloud.sqs().queue_by_arn(arn).unwrap();
+    let names = vec!["VisibilityTimeout".to_string()];
+    let attributes = c.cloud.sqs().queue_attributes(&queue, &names).unwrap();
+    assert_eq!(attributes["VisibilityTimeout"], "90");
+}
