@@ -4,8 +4,14 @@
 # no `sam build`) is deployed, answers on the URL of its stack outputs, is
 # updated (a new parameter value takes effect) and deleted (`sam delete`).
 # Takes seconds once the tools are installed (venv under $DEPLOY_CACHE).
+# With --whole-template it then deploys template.yaml itself, packaged from
+# the debug binaries in target/debug (scripts/package_prebuilt.py, no `sam
+# build`): both orders paths and Conduit answer on the output URLs, an update
+# of OrdersDelayMs takes effect, and `sam delete` leaves no function or table
+# (about a minute more).
 #
-#   scripts/deploy-e2e.sh     # uses target/debug/{localcloud,echo}, built if missing
+#   scripts/deploy-e2e.sh                    # uses target/debug/{localcloud,echo}, built if missing
+#   scripts/deploy-e2e.sh --whole-template   # needs the functions' debug binaries too
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -94,4 +100,49 @@ fi
 functions=$("$aws" lambda list-functions --query 'length(Functions)' --output text)
 [[ "$functions" == "0" ]] || fail "$functions functions left after sam delete"
 curl -sf "${url%/}/echo/world" >/dev/null 2>&1 && fail "the API still answers after sam delete"
-echo "deploy e2e: ok"
+echo "deploy e2e (small application): ok"
+[[ "${1:-}" == "--whole-template" ]] || exit 0
+
+echo "== template.yaml, packaged from target/debug"
+stack=bench
+"$aws" s3 mb s3://whole-template-artifacts >/dev/null
+python3 scripts/package_prebuilt.py template.yaml target/debug whole-template-artifacts "$work/packaged.yaml" "$aws"
+whole() {
+    "$sam" deploy -t "$work/packaged.yaml" --stack-name "$stack" --s3-bucket whole-template-artifacts \
+        --capabilities CAPABILITY_IAM --no-confirm-changeset --no-fail-on-empty-changeset \
+        --parameter-overrides "JwtSecret=$(python3 -c 'import secrets; print(secrets.token_hex(32))') FunctionArchitecture=x86_64 $1" >"$work/whole.log" 2>&1 ||
+        { tail -40 "$work/whole.log" >&2; fail "sam deploy of template.yaml"; }
+}
+elapsed_ms() {
+    local s
+    s=$(date +%s%N)
+    curl -sf -o /dev/null "$1" || fail "GET $1"
+    echo $((($(date +%s%N) - s) / 1000000))
+}
+started=$(date +%s%N)
+whole OrdersDelayMs=500
+echo "sam deploy of template.yaml took $((($(date +%s%N) - started) / 1000000)) ms"
+direct=$(output OrdersDirectUrl)
+for api in OrdersDirectUrl OrdersQueueUrl; do
+    ms=$(elapsed_ms "$(output "$api")/orders/3")
+    ((ms >= 500)) || fail "$api answered in $ms ms, faster than OrdersDelayMs=500"
+    echo "$api: /orders/3 in $ms ms"
+done
+curl -sf "$(output ConduitUrl)/api/articles" | grep -q '"articlesCount":0' || fail "Conduit /api/articles"
+# The two microservice APIs share the tables: one user each.
+for api in ConduitMicroInvokeUrl ConduitMicroQueueUrl; do
+    curl -sf -X POST -H 'content-type: application/json' \
+        -d "{\"user\":{\"username\":\"$api\",\"email\":\"$api@example.com\",\"password\":\"secret123\"}}" \
+        "$(output "$api")/api/users" | grep -q '"token"' || fail "$api: register"
+done
+whole OrdersDelayMs=50
+[[ "$(output OrdersDirectUrl)" == "$direct" ]] || fail "OrdersDirectUrl changed on update"
+ms=$(elapsed_ms "$direct/orders/3")
+ms=$(elapsed_ms "$direct/orders/3")
+((ms < 400)) || fail "OrdersDelayMs=50 did not take effect: $ms ms"
+echo "update took effect: /orders/3 in $ms ms"
+"$sam" delete --stack-name "$stack" --no-prompts --region us-east-1 >/dev/null
+functions=$("$aws" lambda list-functions --query 'length(Functions)' --output text)
+tables=$("$aws" dynamodb list-tables --query 'length(TableNames)' --output text)
+[[ "$functions" == "0" && "$tables" == "0" ]] || fail "left after sam delete: $functions functions, $tables tables"
+echo "deploy e2e (template.yaml): ok"
