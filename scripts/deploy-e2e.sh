@@ -6,7 +6,8 @@
 # Takes seconds once the tools are installed (venv under $DEPLOY_CACHE).
 # With --whole-template it then deploys template.yaml itself, packaged from
 # the debug binaries in target/debug (scripts/package_prebuilt.py, no `sam
-# build`): both orders paths and Conduit answer on the output URLs, an update
+# build`): both orders paths and Conduit answer on the output URLs, the
+# bench's smoke run works on the describe-stacks output, an update
 # of OrdersDelayMs takes effect, and `sam delete` leaves no function or table
 # (about a minute more).
 #
@@ -33,7 +34,7 @@ fi
 aws="$cache/awscli-venv/bin/aws"
 
 # The same build as the tests' (one feature set for the whole workspace).
-if [[ ! -x target/debug/localcloud || ! -x target/debug/echo ]]; then
+if [[ ! -x target/debug/localcloud || ! -x target/debug/echo || ! -x target/debug/bench ]]; then
     cargo build --quiet --workspace --all-targets
 fi
 work=$(mktemp -d)
@@ -135,6 +136,11 @@ for api in ConduitMicroInvokeUrl ConduitMicroQueueUrl; do
         -d "{\"user\":{\"username\":\"$api\",\"email\":\"$api@example.com\",\"password\":\"secret123\"}}" \
         "$(output "$api")/api/users" | grep -q '"token"' || fail "$api: register"
 done
+# The bench reads the URLs from describe-stacks output, as on AWS.
+"$aws" cloudformation describe-stacks --stack-name "$stack" --output json >"$work/outputs.json"
+target/debug/bench run --smoke --target aws --stack-outputs "$work/outputs.json" --out "$work/bench" \
+    >"$work/bench.log" 2>&1 || { tail -30 "$work/bench.log" >&2; fail "bench --smoke on the stack outputs"; }
+echo "bench run --smoke --target aws --stack-outputs: ok"
 whole OrdersDelayMs=50
 [[ "$(output OrdersDirectUrl)" == "$direct" ]] || fail "OrdersDirectUrl changed on update"
 ms=$(elapsed_ms "$direct/orders/3")

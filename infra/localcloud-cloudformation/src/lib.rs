@@ -15,6 +15,8 @@
 
 mod api;
 mod engine;
+mod execute;
+mod input;
 mod model;
 mod query;
 mod render;
