@@ -3,8 +3,8 @@
 //! CloudFormation's `GetTemplateSummary` returns, and what a deploy needs to
 //! check parameter values against.
 
-use crate::diag::{Diagnostic, Severity, TemplateError};
-use crate::yaml::{self, Node};
+use crate::diag::TemplateError;
+use crate::yaml::Node;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Summary {
@@ -27,18 +27,7 @@ pub struct DeclaredParameter {
 
 /// Reads the declarations of a template (YAML or JSON).
 pub fn summary(text: &str) -> Result<Summary, TemplateError> {
-    let root = yaml::parse(text).map_err(|errors| TemplateError::Invalid {
-        problems: errors
-            .into_iter()
-            .map(|e| Diagnostic {
-                severity: Severity::Error,
-                logical_id: None,
-                path: String::new(),
-                line: e.line,
-                message: e.message,
-            })
-            .collect(),
-    })?;
+    let root = crate::template::parse(text)?;
     let text_of = |node: &Node, key: &str| {
         node.get(key).and_then(|e| match e.value.seq() {
             Some(items) => Some(

@@ -64,8 +64,9 @@ pub(crate) struct Decl<'t> {
     pub metadata: Option<&'t Node>,
 }
 
-pub(crate) fn load_str(text: &str, ctx: &ResolveContext) -> Result<Application, TemplateError> {
-    let root = yaml::parse(text).map_err(|errors| TemplateError::Invalid {
+/// The YAML (or JSON) tree of a template; syntax errors as diagnostics.
+pub(crate) fn parse(text: &str) -> Result<Node, TemplateError> {
+    yaml::parse(text).map_err(|errors| TemplateError::Invalid {
         problems: errors
             .into_iter()
             .map(|e| crate::diag::Diagnostic {
@@ -76,7 +77,11 @@ pub(crate) fn load_str(text: &str, ctx: &ResolveContext) -> Result<Application, 
                 message: e.message,
             })
             .collect(),
-    })?;
+    })
+}
+
+pub(crate) fn load_str(text: &str, ctx: &ResolveContext) -> Result<Application, TemplateError> {
+    let root = parse(text)?;
     let mut diags = Diags::default();
     let app = read(&root, ctx, &mut diags);
     let (errors, warnings) = diags.split();
