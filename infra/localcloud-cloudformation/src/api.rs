@@ -56,6 +56,12 @@ impl CloudFormation {
                 self.execute_change_set(params).await?;
                 ok(&|_| {})
             }
+            "CreateStack" | "UpdateStack" => {
+                let id = self.create_or_update_stack(caller, params, action == "UpdateStack").await?;
+                ok(&|doc| {
+                    doc.text("StackId", &id);
+                })
+            }
             "DeleteChangeSet" => {
                 self.delete_change_set(params)?;
                 ok(&|_| {})

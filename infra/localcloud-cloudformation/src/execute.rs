@@ -3,13 +3,56 @@
 
 use chrono::Utc;
 
-use crate::engine::{changes, failure_reason, CloudFormation, ANSWER_WITHIN};
+use crate::engine::{changes, failure_reason, Caller, CloudFormation, ANSWER_WITHIN};
 use crate::input::no_echo;
-use crate::model::{ChangeSet, ExecutionStatus, StackRecord, StackStatus};
+use crate::model::{ChangeSet, ChangeSetStatus, ExecutionStatus, StackRecord, StackStatus};
 use crate::query::{Params, QueryError};
 use crate::{Deployed, Failure};
 
 impl CloudFormation {
+    /// `CreateStack` and `UpdateStack`: a change set made and executed at
+    /// once. Its failure is the call's `ValidationError`; an update that
+    /// changes nothing is AWS's "No updates are to be performed.".
+    pub(crate) async fn create_or_update_stack(
+        &self,
+        caller: &Caller,
+        params: &Params,
+        update: bool,
+    ) -> Result<String, QueryError> {
+        let stack_name = params.required("StackName")?;
+        let live = self
+            .stack(stack_name)
+            .ok()
+            .filter(|s| s.status != StackStatus::ReviewInProgress);
+        if !update && live.is_some() {
+            return Err(QueryError::new(
+                400,
+                "AlreadyExistsException",
+                format!("Stack [{stack_name}] already exists"),
+            ));
+        }
+        let name = format!("localcloud-{}", uuid::Uuid::new_v4().simple());
+        let params = params
+            .clone()
+            .with("ChangeSetName", &name)
+            .with("ChangeSetType", if update { "UPDATE" } else { "CREATE" });
+        let (_, stack_id) = self.create_change_set(caller, &params)?;
+        let (_, change_set) = self.change_set(&params)?;
+        if change_set.status == ChangeSetStatus::Failed {
+            self.delete_change_set(&params)?;
+            let reason = change_set.reason.unwrap_or_default();
+            return Err(QueryError::validation(
+                if reason == crate::engine::NO_CHANGES {
+                    "No updates are to be performed.".to_string()
+                } else {
+                    reason
+                },
+            ));
+        }
+        self.execute_change_set(&params).await?;
+        Ok(stack_id)
+    }
+
     pub(crate) async fn execute_change_set(&self, params: &Params) -> Result<(), QueryError> {
         let (stack, change_set) = self.change_set(params)?;
         if change_set.execution != ExecutionStatus::Available {

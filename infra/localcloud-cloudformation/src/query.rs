@@ -29,6 +29,12 @@ impl Params {
         )
     }
 
+    /// The same parameters with `name` set to `value`.
+    pub fn with(mut self, name: &str, value: &str) -> Self {
+        self.0.insert(name.to_string(), value.to_string());
+        self
+    }
+
     pub fn get(&self, name: &str) -> Option<&str> {
         self.0.get(name).map(String::as_str)
     }

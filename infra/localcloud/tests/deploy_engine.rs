@@ -619,3 +619,61 @@ async fn an_update_changes_queue_attributes_in_place() {
     let attributes = c.cloud.sqs().queue_attributes(&queue, &names).unwrap();
     assert_eq!(attributes["VisibilityTimeout"], "90");
 }
+
+#[tokio::test]
+async fn create_stack_and_update_stack_run_without_a_visible_wait() {
+    let c = start().await;
+    let v1 = "Resources:\n  Jobs:\n    Type: AWS::SQS::Queue\n";
+    // WHEN a stack is created directly
+    let body = c
+        .ok(&[
+            ("Action", "CreateStack"),
+            ("StackName", "direct"),
+            ("TemplateBody", v1),
+        ])
+        .await;
+    assert!(first(&body, "StackId").unwrap().contains(":stack/direct/"));
+    // THEN it is complete, and creating it again is AlreadyExistsException
+    assert_eq!(
+        first(&c.stack("direct").await, "StackStatus").as_deref(),
+        Some("CREATE_COMPLETE")
+    );
+    let (status, body) = c
+        .cfn(&[
+            ("Action", "CreateStack"),
+            ("StackName", "direct"),
+            ("TemplateBody", v1),
+        ])
+        .await;
+    assert_eq!(
+        (status, first(&body, "Code").as_deref()),
+        (400, Some("AlreadyExistsException"))
+    );
+    // AND an update that changes nothing is refused as on AWS
+    let (status, body) = c
+        .cfn(&[
+            ("Action", "UpdateStack"),
+            ("StackName", "direct"),
+            ("TemplateBody", v1),
+        ])
+        .await;
+    assert_eq!(status, 400);
+    assert!(body.contains("No updates are to be performed."), "{body}");
+    // AND an update that adds a queue completes
+    let v2 = format!("{v1}  More:\n    Type: AWS::SQS::Queue\n");
+    c.ok(&[
+        ("Action", "UpdateStack"),
+        ("StackName", "direct"),
+        ("TemplateBody", &v2),
+    ])
+    .await;
+    assert_eq!(
+        first(&c.stack("direct").await, "StackStatus").as_deref(),
+        Some("UPDATE_COMPLETE")
+    );
+    assert!(c
+        .cloud
+        .sqs()
+        .queue_by_arn("arn:aws:sqs:us-east-1:000000000000:direct-More")
+        .is_ok());
+}
