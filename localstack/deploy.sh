@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Builds template.yaml with SAM and deploys it to a running LocalStack
-# (docker compose -f localstack/docker-compose.yml up -d), then writes the
-# stack's outputs, with API URLs rewritten to LocalStack's, for the bench.
+# Builds template.yaml with SAM and deploys it to whatever listens on
+# LocalStack's port 4566: a running LocalStack
+# (docker compose -f localstack/docker-compose.yml up -d), or the local cloud
+# (`localcloud serve`, no Docker; plain `sam`/`aws` with AWS_ENDPOINT_URL, and
+# functions built for this machine's architecture). Then writes the stack's
+# outputs, with API URLs rewritten to LocalStack's when on LocalStack, for the bench.
 # HTTP APIs need a paid LocalStack plan; on the free (community) edition the
 # REST API version, template-rest.yaml, is deployed instead.
 #
@@ -29,9 +32,24 @@ if [[ ! -x "$venv/bin/samlocal" ]]; then
 fi
 export PATH="$venv/bin:$PATH"
 
-if ! health=$(curl -sf http://localhost:4566/_localstack/health); then
-    echo "LocalStack is not running on :4566; start it with" >&2
+if curl -sf http://127.0.0.1:4566/_localcloud/health >/dev/null; then
+    # The local cloud answers the deploy APIs itself: no samlocal needed.
+    export AWS_ENDPOINT_URL=http://127.0.0.1:4566
+    samlocal() { sam "$@"; }
+    awslocal() { aws "$@"; }
+    arch=$([[ "$(uname -m)" == x86_64 ]] && echo x86_64 || echo arm64)
+    DEPLOY_PARAMETERS="FunctionArchitecture=$arch ${DEPLOY_PARAMETERS:-}"
+    build_overrides=(--parameter-overrides "FunctionArchitecture=$arch")
+    rewrite_urls=0
+    # The local cloud serves HTTP APIs and REST APIs alike.
+    health='{"edition": "localcloud"}'
+elif health=$(curl -sf http://localhost:4566/_localstack/health); then
+    build_overrides=()
+    rewrite_urls=1
+else
+    echo "Neither LocalStack nor the local cloud is running on :4566; start one with" >&2
     echo "  docker compose -f localstack/docker-compose.yml up -d --wait" >&2
+    echo "  cargo run --release -p localcloud -- serve" >&2
     exit 1
 fi
 
@@ -56,21 +74,24 @@ case "${1:-}" in
     exit 2
     ;;
 esac
-echo "LocalStack edition: $edition; deploying $template"
+echo "target on :4566: $edition; deploying $template"
 
 # A development secret: LocalStack is throwaway, never reuse it on AWS.
 jwt_secret="${JWT_SECRET:-$(python3 -c 'import secrets; print(secrets.token_hex(32))')}"
 
-samlocal build --config-env localstack --template-file "$template"
+samlocal build --config-env localstack --template-file "$template" "${build_overrides[@]}"
 samlocal deploy --config-env localstack --stack-name "$stack" --region "$region" \
     --parameter-overrides "JwtSecret=$jwt_secret ${DEPLOY_PARAMETERS:-}"
 
 # The outputs spell AWS URLs; LocalStack serves each API at
 # http://{api-id}.execute-api.localhost.localstack.cloud:4566.
 awslocal cloudformation describe-stacks --stack-name "$stack" --output json |
-    python3 -c '
-import json, re, sys
+    REWRITE_URLS="$rewrite_urls" python3 -c '
+import json, os, re, sys
 doc = json.load(sys.stdin)
+if os.environ["REWRITE_URLS"] != "1":
+    json.dump(doc, sys.stdout, indent=2)
+    sys.exit(0)
 for stack in doc["Stacks"]:
     for out in stack.get("Outputs", []):
         out["OutputValue"] = re.sub(

@@ -40,6 +40,28 @@ impl RequestContext {
     }
 }
 
+/// The service a request was signed for (`s3`, `cloudformation`, `sts`, ...):
+/// the fourth part of the SigV4 credential scope, from the `Authorization`
+/// header or a presigned URL's `X-Amz-Credential`. Services that share the
+/// query protocol or bare paths are told apart by it.
+pub fn signing_service(request: &http::Request<bytes::Bytes>) -> Option<String> {
+    let scope = match request
+        .headers()
+        .get(http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+    {
+        Some(auth) => {
+            let start = auth.find("Credential=")? + "Credential=".len();
+            auth[start..].split([',', ' ']).next()?.to_string()
+        }
+        None => request.uri().query()?.split('&').find_map(|pair| {
+            let value = pair.strip_prefix("X-Amz-Credential=")?;
+            Some(value.replace("%2F", "/").replace("%2f", "/"))
+        })?,
+    };
+    scope.split('/').nth(3).map(str::to_string)
+}
+
 /// `Credential=AKID/20250101/us-east-1/dynamodb/aws4_request` -> (AKID, us-east-1)
 fn credential_scope(authorization: &str) -> Option<(&str, &str)> {
     let start = authorization.find("Credential=")? + "Credential=".len();
@@ -110,6 +132,26 @@ mod tests {
         let ctx = RequestContext::from_headers(&HeaderMap::new());
         assert_eq!(ctx.region, DEFAULT_REGION);
         assert_eq!(ctx.account_id, DEFAULT_ACCOUNT);
+    }
+
+    #[test]
+    fn the_signing_service_comes_from_the_header_or_a_presigned_url() {
+        let signed = http::Request::get("/b/k")
+            .header(
+                "authorization",
+                "AWS4-HMAC-SHA256 Credential=AKID/20250101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=abc",
+            )
+            .body(bytes::Bytes::new())
+            .unwrap();
+        assert_eq!(signing_service(&signed).as_deref(), Some("s3"));
+        let presigned = http::Request::get(
+            "/b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKID%2F20250101%2Fus-east-1%2Fs3%2Faws4_request",
+        )
+        .body(bytes::Bytes::new())
+        .unwrap();
+        assert_eq!(signing_service(&presigned).as_deref(), Some("s3"));
+        let unsigned = http::Request::get("/").body(bytes::Bytes::new()).unwrap();
+        assert_eq!(signing_service(&unsigned), None);
     }
 
     #[test]

@@ -11,6 +11,8 @@ pub mod latency;
 pub mod procstat;
 pub mod queue;
 pub mod server;
+pub mod url;
+pub mod xml;
 
 pub use context::RequestContext;
 pub use dispatch::{Dispatcher, JsonService, PathService};

@@ -6,6 +6,8 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use http::{Method, StatusCode};
 use localcloud_core::context::new_request_id;
+// SDKs percent-encode ARNs in the path (`%3A` -> `:`).
+use localcloud_core::url::percent_decode;
 use localcloud_core::{
     HttpRequest, HttpResponse, InvocationType, InvokeError, InvokeRequest, PathService,
 };
@@ -43,6 +45,21 @@ impl PathService for LambdaService {
 }
 
 impl LambdaService {
+    /// The `FunctionConfiguration` of every function, as `ListFunctions`
+    /// lists them.
+    pub fn configurations(&self) -> Vec<Value> {
+        self.inner
+            .functions
+            .values()
+            .map(|f| configuration(f))
+            .collect()
+    }
+
+    /// True when `reference` (name, ARN or partial ARN) names a function here.
+    pub fn has_function(&self, reference: &str) -> bool {
+        self.inner.resolve(reference, None).is_ok()
+    }
+
     async fn invoke_api(
         &self,
         name: &str,
@@ -227,29 +244,6 @@ fn query_param(request: &HttpRequest, name: &str) -> Option<String> {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
         (percent_decode(key) == name).then(|| percent_decode(value))
     })
-}
-
-/// `%3A` -> `:`; SDKs percent-encode ARNs in the path. Invalid escapes stay as they are.
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok());
-        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

@@ -27,6 +27,8 @@ pub struct ResolveContext {
     /// Give `NoEcho` parameters that have neither a default nor an override a
     /// random value (development secrets) instead of failing.
     pub generate_no_echo: bool,
+    /// Exports of other stacks, for `Fn::ImportValue`: export name -> value.
+    pub imports: BTreeMap<String, String>,
 }
 
 impl Default for ResolveContext {
@@ -43,6 +45,7 @@ impl Default for ResolveContext {
             api_id: lower_case,
             parameter_overrides: BTreeMap::new(),
             generate_no_echo: false,
+            imports: BTreeMap::new(),
         }
     }
 }

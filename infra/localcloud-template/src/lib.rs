@@ -1,7 +1,7 @@
 //! Reads a SAM `template.yaml` into a resolved model the local cloud can
 //! start: queues (dead-letter queues first), tables (`CreateTable` bodies),
 //! functions (with policies and SQS event sources) and HTTP APIs (with
-//! routes), plus resolved parameters and outputs.
+//! routes), S3 buckets, plus resolved parameters, outputs and exports.
 //!
 //! Everything the local cloud cannot run is an error, and everything it
 //! safely ignores is a warning; each names the logical id, the property path
@@ -45,6 +45,7 @@
 //! ```
 
 mod api;
+mod bucket;
 mod context;
 mod diag;
 mod emit;
@@ -61,6 +62,7 @@ mod queue;
 mod rest_api;
 mod rest_variant;
 mod scope;
+mod summary;
 mod table;
 mod template;
 mod yaml;
@@ -71,11 +73,12 @@ pub use context::ResolveContext;
 pub use diag::{Diagnostic, Severity, TemplateError};
 pub use function::cargo_binary;
 pub use model::{
-    Application, Build, Function, FunctionUrl, HttpApi, Parameter, Queue, RestApi, Route, SqsEvent,
-    Table,
+    Application, Bucket, Build, Function, FunctionUrl, HttpApi, Parameter, Queue, RestApi, Route,
+    SqsEvent, Table,
 };
 pub use policy::{Grant, Policy, PolicySource, Target};
 pub use rest_variant::{rest_variant, RestVariantError, REST_STAGE};
+pub use summary::{summary, DeclaredParameter, Summary};
 
 /// Reads a template from text.
 pub fn load_str(text: &str, ctx: &ResolveContext) -> Result<Application, TemplateError> {

@@ -17,10 +17,13 @@ pub struct Application {
     pub http_apis: Vec<HttpApi>,
     /// `AWS::Serverless::Api` (and the implicit `ServerlessRestApi`).
     pub rest_apis: Vec<RestApi>,
+    pub buckets: Vec<Bucket>,
     /// Output name -> value. An output value that spells out an API's AWS
     /// endpoint (`https://{id}.execute-api.{region}.{suffix}`) is rewritten to
     /// the local endpoint, so a driver can read URLs from outputs.
     pub outputs: BTreeMap<String, String>,
+    /// Output name -> export name (`Export.Name`), for outputs that export.
+    pub exports: BTreeMap<String, String>,
     /// What was ignored because the local cloud does not need it.
     pub warnings: Vec<Diagnostic>,
 }
@@ -75,6 +78,17 @@ pub struct Queue {
     /// Attributes of an SQS `CreateQueue` call (all strings; `RedrivePolicy`
     /// as a JSON document string).
     pub attributes: BTreeMap<String, String>,
+}
+
+/// `AWS::S3::Bucket`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bucket {
+    pub logical_id: String,
+    /// `BucketName`, or `{stackname}-{logicalid}` in lower case.
+    pub name: String,
+    pub arn: String,
+    /// `VersioningConfiguration.Status` (`Enabled` or `Suspended`).
+    pub versioning: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -20,6 +20,8 @@ fn naming(d: &Decl, ctx: &ResolveContext) -> Option<(&'static str, String)> {
         ResKind::Function => Some(("FunctionName", generated(64))),
         ResKind::Queue => Some(("QueueName", generated(75))),
         ResKind::Table => Some(("TableName", generated(255))),
+        // Bucket names are lower case (AWS adds a random suffix).
+        ResKind::Bucket => Some(("BucketName", generated(63).to_ascii_lowercase())),
         ResKind::HttpApi
         | ResKind::RestApi
         | ResKind::FunctionUrl

@@ -10,25 +10,21 @@ use crate::props::Reader;
 use crate::scope::ResolveError;
 use crate::yaml::Entry;
 
-/// Resolved outputs. One that cannot be resolved locally (it names a role SAM
-/// would generate, say) is left out with a warning rather than failing.
+/// Resolved outputs, and the export name of those that export. One that
+/// cannot be resolved locally (it names a role SAM would generate, say) is
+/// left out with a warning rather than failing.
 pub(crate) fn outputs(
     section: Option<&Entry>,
     app: &Application,
     r: &mut Reader,
-) -> BTreeMap<String, String> {
+) -> (BTreeMap<String, String>, BTreeMap<String, String>) {
     let mut out = BTreeMap::new();
+    let mut exports = BTreeMap::new();
     for e in section.and_then(|s| s.value.map()).unwrap_or_default() {
         let at = At::section("Outputs").child(&e.key);
         let known = ["Value", "Description", "Export", "Condition"];
         for k in e.value.map().unwrap_or_default() {
-            if k.key == "Export" {
-                r.diags.warn(
-                    &at.child("Export"),
-                    k.key_line,
-                    "exports are ignored locally",
-                );
-            } else if !known.contains(&k.key.as_str()) {
+            if !known.contains(&k.key.as_str()) {
                 r.diags
                     .error(&at.child(&k.key), k.key_line, "unknown output attribute");
             }
@@ -42,6 +38,14 @@ pub(crate) fn outputs(
             r.diags.error(&at, e.key_line, "an output needs a Value");
             continue;
         };
+        if let Some(name) = e.value.get("Export").and_then(|x| x.value.get("Name")) {
+            match r.scope.string(&name.value) {
+                Ok(name) => {
+                    exports.insert(e.key.clone(), name);
+                }
+                Err(err) => r.report(&at.child("Export.Name"), name.key_line, err),
+            }
+        }
         match r.scope.string(&value.value) {
             Ok(s) => {
                 out.insert(e.key.clone(), localise_api_urls(s, app, r.scope.ctx));
@@ -57,7 +61,7 @@ pub(crate) fn outputs(
             ),
         }
     }
-    out
+    (out, exports)
 }
 
 /// Rewrites `https://{api}.execute-api.{region}.{suffix}[/stage]` to the

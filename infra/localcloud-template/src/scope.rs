@@ -21,6 +21,8 @@ pub(crate) enum ResKind {
     FunctionUrl,
     Queue,
     Table,
+    /// `AWS::S3::Bucket`.
+    Bucket,
     /// The execution role SAM generates as `{Function}Role`; only its name
     /// and ARN exist locally.
     Role,
@@ -166,6 +168,13 @@ impl Scope<'_> {
             "Fn::Split" => self.split(arg).map(Some),
             "Fn::If" => self.fn_if(arg),
             "Fn::FindInMap" => self.find_in_map(arg).map(Some),
+            "Fn::ImportValue" => {
+                let name = self.string(arg)?;
+                match self.ctx.imports.get(&name) {
+                    Some(v) => Ok(Some(Value::String(v.clone()))),
+                    None => invalid(line, format!("No export named {name} found")),
+                }
+            }
             "Fn::Equals" | "Fn::Not" | "Fn::And" | "Fn::Or" => {
                 self.eval_condition_fn(name, arg).map(bool_value)
             }
@@ -190,7 +199,8 @@ impl Scope<'_> {
             | ResKind::Table
             | ResKind::HttpApi
             | ResKind::RestApi
-            | ResKind::Role => res_name.to_string(),
+            | ResKind::Role
+            | ResKind::Bucket => res_name.to_string(),
             ResKind::FunctionUrl => self.ctx.arn("lambda", &format!("function:{res_name}")),
             ResKind::Other(ty) => return invalid(line, format!("cannot Ref a {ty}")),
         };
@@ -266,6 +276,12 @@ impl Scope<'_> {
                 format!("{}/", ctx.api_url(id, name).trim_end_matches('/'))
             }
             (ResKind::FunctionUrl, "FunctionArn") => ctx.arn("lambda", &format!("function:{name}")),
+            // S3 ARNs have neither region nor account.
+            (ResKind::Bucket, "Arn") => format!("arn:{}:s3:::{name}", ctx.partition),
+            (ResKind::Bucket, "DomainName") => format!("{name}.s3.{}", ctx.url_suffix),
+            (ResKind::Bucket, "RegionalDomainName") => {
+                format!("{name}.s3.{}.{}", ctx.region, ctx.url_suffix)
+            }
             // IAM ARNs have no region.
             (ResKind::Role, "Arn") => {
                 format!("arn:{}:iam::{}:role/{name}", ctx.partition, ctx.account_id)

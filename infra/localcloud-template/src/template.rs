@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::api;
+use crate::bucket;
 use crate::context::ResolveContext;
 use crate::diag::{At, Diags, TemplateError};
 use crate::events::{IMPLICIT_API, IMPLICIT_REST_API};
@@ -51,6 +52,7 @@ const IGNORED_TYPES: &[&str] = &[
     "AWS::IAM::ManagedPolicy",
     "AWS::SQS::QueuePolicy",
     "AWS::Lambda::Permission",
+    "AWS::S3::BucketPolicy",
 ];
 
 /// Types accepted without a word: a log group stands for the function log
@@ -66,8 +68,9 @@ pub(crate) struct Decl<'t> {
     pub metadata: Option<&'t Node>,
 }
 
-pub(crate) fn load_str(text: &str, ctx: &ResolveContext) -> Result<Application, TemplateError> {
-    let root = yaml::parse(text).map_err(|errors| TemplateError::Invalid {
+/// The YAML (or JSON) tree of a template; syntax errors as diagnostics.
+pub(crate) fn parse(text: &str) -> Result<Node, TemplateError> {
+    yaml::parse(text).map_err(|errors| TemplateError::Invalid {
         problems: errors
             .into_iter()
             .map(|e| crate::diag::Diagnostic {
@@ -78,7 +81,11 @@ pub(crate) fn load_str(text: &str, ctx: &ResolveContext) -> Result<Application, 
                 message: e.message,
             })
             .collect(),
-    })?;
+    })
+}
+
+pub(crate) fn load_str(text: &str, ctx: &ResolveContext) -> Result<Application, TemplateError> {
+    let root = parse(text)?;
     let mut diags = Diags::default();
     let app = read(&root, ctx, &mut diags);
     let (errors, warnings) = diags.split();
@@ -147,7 +154,8 @@ fn read(root: &Node, ctx: &ResolveContext, diags: &mut Diags) -> Application {
     };
     let mut app = build(&decls, &globals, &mut r);
     app.parameters = parameters;
-    app.outputs = outputs(root.get("Outputs"), &app, &mut r);
+    let (outputs, exports) = outputs(root.get("Outputs"), &app, &mut r);
+    (app.outputs, app.exports) = (outputs, exports);
     app
 }
 
@@ -159,7 +167,9 @@ fn empty_app() -> Application {
         functions: Vec::new(),
         http_apis: Vec::new(),
         rest_apis: Vec::new(),
+        buckets: Vec::new(),
         outputs: BTreeMap::new(),
+        exports: BTreeMap::new(),
         warnings: Vec::new(),
     }
 }
@@ -188,6 +198,7 @@ pub(crate) fn kind_of(ty: &str) -> ResKind {
         "AWS::Serverless::Api" => ResKind::RestApi,
         "AWS::SQS::Queue" => ResKind::Queue,
         "AWS::DynamoDB::Table" | "AWS::Serverless::SimpleTable" => ResKind::Table,
+        "AWS::S3::Bucket" => ResKind::Bucket,
         other => ResKind::Other(other.to_string()),
     }
 }
@@ -399,6 +410,7 @@ fn build(decls: &[Decl], globals: &Globals, r: &mut Reader) -> Application {
             "AWS::Serverless::SimpleTable" => app
                 .tables
                 .extend(table::simple_table(d.id, &props, &name, r)),
+            "AWS::S3::Bucket" => app.buckets.extend(bucket::bucket(d.id, &props, &name, r)),
             _ => {}
         }
     }

@@ -32,9 +32,11 @@ pub fn front_doors(app: &Application) -> Vec<String> {
 
 /// One listener per front door: on `first_port`, `first_port + 1`, ... or
 /// on free ports.
+/// `keep`: ports an API already had (an update keeps its URL).
 pub async fn bind_listeners(
     app: &Application,
     first_port: Option<u16>,
+    keep: &BTreeMap<String, u16>,
 ) -> Result<BTreeMap<String, TcpListener>, StackError> {
     let mut listeners = BTreeMap::new();
     for (i, id) in front_doors(app).into_iter().enumerate() {
@@ -43,6 +45,7 @@ pub async fn bind_listeners(
             message,
         };
         let port = match first_port {
+            _ if keep.contains_key(&id) => keep[&id],
             Some(first) => u16::try_from(i)
                 .ok()
                 .and_then(|i| first.checked_add(i))

@@ -7,8 +7,12 @@
 //! (`/_localcloud/...`) and owns start-up and shutdown.
 
 mod admin;
+mod apigw_api;
 pub mod binaries;
+mod code;
+pub mod deploy;
 pub mod gateways;
+mod lambda_api;
 pub mod stack;
 pub mod testing;
 
@@ -18,9 +22,12 @@ use std::sync::Arc;
 
 use localcloud_core::{Dispatcher, ServerHandle};
 use localcloud_dynamodb::{DynamoDb, DynamoDbConfig};
+use localcloud_s3::S3Service;
 use localcloud_sqs::SqsService;
 
 pub use admin::Admin;
+pub use code::zip_of;
+pub use deploy::{Deployer, Deployments};
 pub use stack::{Stack, StackConfig, StackError};
 
 /// Where the local cloud listens when nothing else is said: loopback only.
@@ -38,6 +45,9 @@ pub struct LocalCloudConfig {
     pub stack: Option<StackConfig>,
     /// Latency injected into DynamoDB, SQS and Invoke calls (`--latency-profile`).
     pub latency: Option<Arc<localcloud_core::LatencyProfile>>,
+    /// Deployed stacks keep their unpacked code (`code/`) and function logs
+    /// (`logs/`) here.
+    pub state_dir: PathBuf,
 }
 
 impl Default for LocalCloudConfig {
@@ -48,6 +58,7 @@ impl Default for LocalCloudConfig {
             dynamodb: DynamoDbConfig::default(),
             stack: None,
             latency: None,
+            state_dir: PathBuf::from(".localcloud"),
         }
     }
 }
@@ -84,7 +95,9 @@ pub struct LocalCloud {
     server: ServerHandle,
     dynamodb: Arc<DynamoDb>,
     sqs: Arc<SqsService>,
+    s3: Arc<S3Service>,
     stack: Option<Arc<Stack>>,
+    deployments: Arc<Deployments>,
     state_file: Option<PathBuf>,
 }
 
@@ -116,14 +129,30 @@ impl LocalCloud {
             )),
             None => None,
         };
+        let deployments = Arc::new(Deployments::default());
+        if let (Some(stack), Some(stack_config)) = (&stack, &config.stack) {
+            deployments.insert(&stack_config.stack_name, stack.clone());
+        }
+        let s3 = Arc::new(S3Service::new());
+        let deployer = Deployer {
+            endpoint: addr,
+            dynamodb: dynamodb.clone(),
+            sqs: sqs.clone(),
+            s3: s3.clone(),
+            state_dir: config.state_dir.clone(),
+            deployments: deployments.clone(),
+        };
+        let cloudformation = localcloud_cloudformation::CloudFormation::new(Arc::new(deployer));
         let admin = Arc::new(Admin::new(dynamodb.clone(), sqs.clone(), stack.clone()));
         let mut dispatcher = Dispatcher::new()
             .with_json(dynamodb.clone())
             .with_json(sqs.clone())
-            .with_path(admin);
-        if let Some(stack) = &stack {
-            dispatcher = dispatcher.with_path(stack.lambda.clone());
-        }
+            .with_path(admin)
+            .with_path(Arc::new(lambda_api::LambdaApi(deployments.clone())))
+            .with_path(Arc::new(apigw_api::ApiGatewayApi(deployments.clone())))
+            .with_path(Arc::new(cloudformation))
+            .with_path(Arc::new(localcloud_cloudformation::Sts))
+            .with_path(s3.clone());
         if let Some(profile) = &config.latency {
             dispatcher = dispatcher.with_latency(profile.clone());
         }
@@ -133,7 +162,9 @@ impl LocalCloud {
             server,
             dynamodb,
             sqs,
+            s3,
             stack,
+            deployments,
             state_file: config.state_file,
         })
     }
@@ -155,6 +186,15 @@ impl LocalCloud {
         &self.sqs
     }
 
+    pub fn s3(&self) -> &Arc<S3Service> {
+        &self.s3
+    }
+
+    /// Every running stack: deployed ones and the `--template` one.
+    pub fn deployments(&self) -> &Arc<Deployments> {
+        &self.deployments
+    }
+
     /// The SAM application, when started with one.
     pub fn stack(&self) -> Option<&Arc<Stack>> {
         self.stack.as_ref()
@@ -163,7 +203,7 @@ impl LocalCloud {
     /// Stops the application (pollers, APIs, function processes), stops
     /// listening, then persists state if a state file was configured.
     pub async fn shutdown(self) -> Result<(), localcloud_dynamodb::SnapshotError> {
-        if let Some(stack) = &self.stack {
+        for (_, stack) in self.deployments.all() {
             stack.shutdown().await;
         }
         self.server.shutdown().await;

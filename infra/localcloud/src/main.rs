@@ -40,6 +40,9 @@ enum Command {
         /// that billed durations approximate AWS; e.g. infra/localcloud/profiles/aws-us-east-1.json.
         #[arg(long, env = "LOCALCLOUD_LATENCY_PROFILE")]
         latency_profile: Option<PathBuf>,
+        /// Where stacks deployed with `sam deploy` keep their unpacked code and logs.
+        #[arg(long, default_value = ".localcloud", env = "LOCALCLOUD_STATE_DIR")]
+        state_dir: PathBuf,
         #[command(flatten)]
         app: AppArgs,
     },
@@ -117,6 +120,7 @@ impl AppArgs {
             log_dir: self.log_dir.clone(),
             account_concurrency_limit: self.account_concurrency,
             idle_timeout: Duration::from_secs(self.idle_seconds),
+            ..StackConfig::new(template)
         }))
     }
 }
@@ -136,8 +140,9 @@ async fn main() -> anyhow::Result<()> {
             bind,
             state_file,
             latency_profile,
+            state_dir,
             app,
-        } => serve(bind, state_file, latency_profile, app, started).await,
+        } => serve(bind, state_file, latency_profile, state_dir, app, started).await,
         Command::RestTemplate { template, output } => rest_template(&template, output.as_deref()),
     }
 }
@@ -171,6 +176,7 @@ async fn serve(
     bind: SocketAddr,
     state_file: Option<PathBuf>,
     latency_profile: Option<PathBuf>,
+    state_dir: PathBuf,
     app: AppArgs,
     started: Instant,
 ) -> anyhow::Result<()> {
@@ -195,6 +201,7 @@ async fn serve(
         state_file: state_file.clone(),
         stack: app.stack_config()?,
         latency,
+        state_dir,
         ..LocalCloudConfig::default()
     };
     let cloud = LocalCloud::start(config).await?;

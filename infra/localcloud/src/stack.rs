@@ -43,6 +43,20 @@ pub struct StackConfig {
     pub account_concurrency_limit: u32,
     /// A warm execution environment unused this long is shut down.
     pub idle_timeout: Duration,
+    /// The template's text, read instead of the file `template` (a deploy).
+    pub template_body: Option<String>,
+    /// Binaries by function logical id, before `binaries_dir` (code from S3).
+    pub binaries: BTreeMap<String, PathBuf>,
+    /// Ports by HTTP API logical id, before `first_api_port` (an update
+    /// keeps its APIs' URLs).
+    pub api_ports: BTreeMap<String, u16>,
+    pub region: String,
+    pub account_id: String,
+    /// Values of other stacks' exports, for `Fn::ImportValue`.
+    pub imports: BTreeMap<String, String>,
+    /// Give `NoEcho` parameters without a value a random development value
+    /// (`serve --template`); a deploy requires values, as AWS does.
+    pub generate_no_echo: bool,
 }
 
 impl StackConfig {
@@ -57,6 +71,24 @@ impl StackConfig {
             log_dir: PathBuf::from(".localcloud/logs"),
             account_concurrency_limit: 1000,
             idle_timeout: Duration::from_secs(300),
+            template_body: None,
+            binaries: BTreeMap::new(),
+            api_ports: BTreeMap::new(),
+            region: localcloud_core::context::DEFAULT_REGION.into(),
+            account_id: localcloud_core::context::DEFAULT_ACCOUNT.into(),
+            imports: BTreeMap::new(),
+            generate_no_echo: true,
+        }
+    }
+
+    /// Reads the template (`template_body`, else the file) with `ctx`.
+    pub fn read(
+        &self,
+        ctx: &ResolveContext,
+    ) -> Result<Application, localcloud_template::TemplateError> {
+        match &self.template_body {
+            Some(body) => localcloud_template::load_str(body, ctx),
+            None => localcloud_template::load(&self.template, ctx),
         }
     }
 }
@@ -99,10 +131,12 @@ impl Stack {
         let mut ctx = resolve_context(config, endpoint);
         // First pass: which APIs exist, so each can be given its address
         // before the template is resolved for good (outputs name the URLs).
-        let draft = localcloud_template::load(&config.template, &ctx)?;
+        let draft = config.read(&ctx)?;
         // Bound now and kept: a port merely probed and released could be
         // taken by someone else before the gateway binds it.
-        let api_listeners = crate::gateways::bind_listeners(&draft, config.first_api_port).await?;
+        let api_listeners =
+            crate::gateways::bind_listeners(&draft, config.first_api_port, &config.api_ports)
+                .await?;
         ctx.api_urls = api_listeners
             .iter()
             .map(|(id, listener)| {
@@ -112,7 +146,7 @@ impl Stack {
                 (id.clone(), format!("http://{addr}"))
             })
             .collect();
-        let app = localcloud_template::load(&config.template, &ctx)?;
+        let app = config.read(&ctx)?;
 
         let request_ctx = RequestContext::new(&ctx.region, &ctx.account_id);
         create_tables(&app, dynamodb, &request_ctx)?;
@@ -168,6 +202,15 @@ impl Stack {
     /// function URL (`{Function}Url`, without its trailing `/`), by logical id.
     pub fn api_urls(&self) -> &BTreeMap<String, String> {
         &self.api_urls
+    }
+
+    /// The port of each API and function URL, by logical id.
+    pub fn api_ports(&self) -> BTreeMap<String, u16> {
+        self.gateways
+            .lock()
+            .iter()
+            .map(|(id, g)| (id.clone(), g.addr.port()))
+            .collect()
     }
 
     /// What a client needs to reach the application: written to the
@@ -232,12 +275,15 @@ impl Stack {
     }
 }
 
-fn resolve_context(config: &StackConfig, endpoint: SocketAddr) -> ResolveContext {
+pub(crate) fn resolve_context(config: &StackConfig, endpoint: SocketAddr) -> ResolveContext {
     ResolveContext {
         stack_name: config.stack_name.clone(),
         queue_url: format!("http://{endpoint}/{{account}}/{{name}}"),
         parameter_overrides: config.parameter_overrides.clone(),
-        generate_no_echo: true,
+        generate_no_echo: config.generate_no_echo,
+        region: config.region.clone(),
+        account_id: config.account_id.clone(),
+        imports: config.imports.clone(),
         api_id: gateway_api_id,
         ..ResolveContext::default()
     }
@@ -308,33 +354,47 @@ fn start_lambda(
             .as_ref()
             .and_then(|b| b.binary.clone())
             .unwrap_or_else(|| "bootstrap".to_string());
-        let search = crate::binaries::Search {
-            logical_id: &function.logical_id,
-            binary: &binary_name,
-            template_dir: config
-                .template
-                .parent()
-                .unwrap_or(std::path::Path::new(".")),
-            binaries_dir: &config.binaries_dir,
-            build_outputs: config.build_outputs,
+        let binary = match config.binaries.get(&function.logical_id) {
+            // Code a deployment unpacked from S3.
+            Some(path) if path.is_file() => path.clone(),
+            Some(path) => {
+                return Err(StackError::MissingBinary {
+                    function: function.logical_id.clone(),
+                    tried: path.display().to_string(),
+                    hint: String::new(),
+                })
+            }
+            None => {
+                let search = crate::binaries::Search {
+                    logical_id: &function.logical_id,
+                    binary: &binary_name,
+                    template_dir: config
+                        .template
+                        .parent()
+                        .unwrap_or(std::path::Path::new(".")),
+                    binaries_dir: &config.binaries_dir,
+                    build_outputs: config.build_outputs,
+                };
+                let located = crate::binaries::locate(&search).map_err(|tried| {
+                    StackError::MissingBinary {
+                        function: function.logical_id.clone(),
+                        tried: tried.join(", "),
+                        hint: if config.binaries_dir.ends_with("release") {
+                            " --release".into()
+                        } else {
+                            String::new()
+                        },
+                    }
+                })?;
+                tracing::info!(
+                    "function {}: {} (from {})",
+                    function.logical_id,
+                    located.path.display(),
+                    located.origin
+                );
+                located.path
+            }
         };
-        let located =
-            crate::binaries::locate(&search).map_err(|tried| StackError::MissingBinary {
-                function: function.logical_id.clone(),
-                tried: tried.join(", "),
-                hint: if config.binaries_dir.ends_with("release") {
-                    " --release".into()
-                } else {
-                    String::new()
-                },
-            })?;
-        tracing::info!(
-            "function {}: {} (from {})",
-            function.logical_id,
-            located.path.display(),
-            located.origin
-        );
-        let binary = located.path;
         functions.push(FunctionConfig {
             name: function.name.clone(),
             binary,

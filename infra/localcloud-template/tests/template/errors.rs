@@ -8,8 +8,8 @@ use crate::{ctx, errors, find, load};
 fn all_problems_are_reported_not_just_the_first() {
     let errs = errors(
         "Resources:
-  Bucket:
-    Type: AWS::S3::Bucket
+  Cluster:
+    Type: AWS::ECS::Cluster
   Fn:
     Type: AWS::Serverless::Function
     Properties:
@@ -21,8 +21,8 @@ fn all_problems_are_reported_not_just_the_first() {
       VisibilityTimeout: soon
 ",
     );
-    let s3 = find(&errs, "AWS::S3::Bucket");
-    assert_eq!((s3.logical_id.as_deref(), s3.line), (Some("Bucket"), 4));
+    let ecs = find(&errs, "AWS::ECS::Cluster");
+    assert_eq!((ecs.logical_id.as_deref(), ecs.line), (Some("Cluster"), 4));
     let inline = find(&errs, "Properties.InlineCode");
     assert_eq!((inline.logical_id.as_deref(), inline.line), (Some("Fn"), 9));
     assert_eq!(find(&errs, "expected a whole number, got `soon`").line, 13);

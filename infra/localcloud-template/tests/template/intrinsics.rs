@@ -213,9 +213,21 @@ fn override_of_an_undeclared_parameter_is_an_error() {
 fn unsupported_intrinsic_is_reported_at_its_line() {
     let errs = errors(&env_template(
         "",
+        "          A: x\n          B: !Base64 shared-thing\n",
+    ));
+    let e = find(&errs, "Fn::Base64");
+    assert_eq!(e.line, 15);
+    assert_eq!(e.logical_id.as_deref(), Some("Fn"));
+    assert_eq!(e.path, "Properties.Environment.Variables.B");
+}
+
+#[test]
+fn an_import_of_an_unknown_export_is_reported_at_its_line() {
+    let errs = errors(&env_template(
+        "",
         "          A: x\n          B: !ImportValue shared-thing\n",
     ));
-    let e = find(&errs, "Fn::ImportValue");
+    let e = find(&errs, "No export named shared-thing");
     assert_eq!(e.line, 15);
     assert_eq!(e.logical_id.as_deref(), Some("Fn"));
     assert_eq!(e.path, "Properties.Environment.Variables.B");
@@ -315,4 +327,44 @@ Outputs:
         "arn:aws:iam::123456789012:role/test-FnRole"
     );
     assert_eq!(app.outputs["RoleName"], "test-FnRole");
+}
+
+#[test]
+fn buckets_are_named_in_lower_case_and_referable_and_imports_resolve() {
+    let mut ctx = ctx();
+    ctx.imports.insert(
+        "shared-queue-arn".into(),
+        "arn:aws:sqs:eu-west-1:123456789012:q".into(),
+    );
+    let app = load_with(
+        "Resources:
+  Artifacts:
+    Type: AWS::S3::Bucket
+    Properties:
+      VersioningConfiguration: {Status: Enabled}
+  Named:
+    Type: AWS::S3::Bucket
+    Properties:
+      BucketName: !Sub '${AWS::StackName}-named'
+Outputs:
+  Name:
+    Value: !Ref Artifacts
+  Arn:
+    Value: !GetAtt Named.Arn
+    Export:
+      Name: !Sub '${AWS::StackName}-arn'
+  Imported:
+    Value: !ImportValue shared-queue-arn
+",
+        &ctx,
+    );
+    assert_eq!(app.buckets[0].name, "test-artifacts");
+    assert_eq!(app.buckets[0].versioning.as_deref(), Some("Enabled"));
+    assert_eq!(app.outputs["Name"], "test-artifacts");
+    assert_eq!(app.outputs["Arn"], "arn:aws:s3:::test-named");
+    assert_eq!(app.exports["Arn"], "test-arn");
+    assert_eq!(
+        app.outputs["Imported"],
+        "arn:aws:sqs:eu-west-1:123456789012:q"
+    );
 }

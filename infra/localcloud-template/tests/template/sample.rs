@@ -163,5 +163,14 @@ fn sample_warns_about_what_it_ignores_with_lines() {
     assert_eq!(tracing.logical_id.as_deref(), Some("ApiFunction"));
     assert_eq!(tracing.line, 107);
     assert!(app.warnings.iter().any(|w| w.path == "DeletionPolicy"));
-    assert!(app.warnings.iter().any(|w| w.path.ends_with("Export")));
+}
+
+#[test]
+fn sample_exports_are_resolved_by_output() {
+    let app = sample();
+    assert_eq!(
+        app.exports.get("WorkerArn").map(String::as_str),
+        Some("worker-arn")
+    );
+    assert_eq!(app.exports.len(), 1);
 }

@@ -20,20 +20,26 @@ pub fn sdk_config(endpoint: &str, region: &str) -> aws_config::SdkConfig {
 /// A tiny HTTP/1.1 client (one request per connection), so the tests need no
 /// HTTP client dependency. Returns status and body.
 pub async fn http_call(method: &str, url: &str, body: &str) -> (u16, String) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let rest = url.strip_prefix("http://").expect("http URL");
     let (host, path) = match rest.find('/') {
         Some(i) => rest.split_at(i),
         None => (rest, "/"),
     };
-    let mut stream = tokio::net::TcpStream::connect(host).await.expect("connect");
     let request = format!(
         "{method} {path} HTTP/1.1\r\nhost: {host}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
         body.len()
     );
+    exchange(host, &request).await
+}
+
+/// Sends one raw request to `host`; status and body of the answer.
+async fn exchange(host: &str, request: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(host).await.expect("connect");
     stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await.unwrap();
+    let response = String::from_utf8_lossy(&response).into_owned();
     let status = response[9..12].parse().expect("status code");
     let body = response
         .split_once("\r\n\r\n")
@@ -68,4 +74,42 @@ pub async fn noop_app(stack_name: &str, log_dir: &std::path::Path) -> localcloud
     })
     .await
     .expect("the application starts")
+}
+
+/// One call of a query-protocol service (CloudFormation, STS) signed for
+/// `service`; returns status and XML body.
+pub async fn query_call(endpoint: &str, service: &str, params: &[(&str, &str)]) -> (u16, String) {
+    let body: Vec<String> = params
+        .iter()
+        .map(|(k, v)| format!("{}={}", form_encode(k), form_encode(v)))
+        .collect();
+    signed_call(endpoint, "POST", "/", service, &body.join("&")).await
+}
+
+/// One request with a SigV4-shaped `Authorization` for `service` (the
+/// local cloud reads the scope, not the signature); status and body.
+pub async fn signed_call(
+    endpoint: &str,
+    method: &str,
+    path: &str,
+    service: &str,
+    body: &str,
+) -> (u16, String) {
+    let host = endpoint.strip_prefix("http://").expect("http URL");
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/x-www-form-urlencoded\r\nauthorization: AWS4-HMAC-SHA256 Credential=AKIDLOCALCLOUD/20250101/us-east-1/{service}/aws4_request, SignedHeaders=host, Signature=0\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    exchange(host, &request).await
+}
+
+fn form_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }

@@ -1,0 +1,262 @@
+//! Object operations: put, get (with a byte range), head, delete, and the
+//! multipart upload calls.
+
+use std::collections::BTreeMap;
+
+use base64::Engine;
+use bytes::Bytes;
+use chrono::Utc;
+use http::Method;
+use localcloud_core::HttpResponse;
+use md5::{Digest, Md5};
+
+use crate::api::{empty, http_date, not_implemented, response, xml, Call};
+use crate::bucket_api::S3_NS;
+use crate::error::S3Error;
+use crate::store::{Object, Upload};
+use crate::S3Service;
+use localcloud_core::xml::{elements, first, Xml};
+
+pub(crate) fn object(
+    s3: &S3Service,
+    call: &Call,
+    bucket: &str,
+    key: &str,
+) -> Result<HttpResponse, S3Error> {
+    match *call.method {
+        Method::PUT if call.has("uploadId") => upload_part(s3, call, bucket, key),
+        Method::PUT if call.header("x-amz-copy-source").is_some() => {
+            Err(not_implemented("CopyObject"))
+        }
+        Method::PUT if call.query.is_empty() => put(s3, call, bucket, key),
+        Method::GET | Method::HEAD
+            if call.query.keys().all(|k| {
+                k == "versionId" || k.starts_with("response-") || k.starts_with("X-Amz-")
+            }) =>
+        {
+            get(s3, call, bucket, key)
+        }
+        Method::DELETE if call.has("uploadId") => {
+            let id = call.param("uploadId").unwrap_or_default();
+            s3.with_bucket(bucket, |b| {
+                b.upload(key, id)?;
+                b.uploads.remove(id);
+                Ok(())
+            })?;
+            Ok(empty(204))
+        }
+        Method::DELETE => {
+            s3.with_bucket(bucket, |b| Ok(b.objects.remove(key)))?;
+            Ok(empty(204))
+        }
+        Method::POST if call.has("uploads") => create_upload(s3, call, bucket, key),
+        Method::POST if call.has("uploadId") => complete_upload(s3, call, bucket, key),
+        _ => Err(not_implemented(&format!(
+            "{} on an object with {:?}",
+            call.method,
+            call.query.keys().collect::<Vec<_>>()
+        ))),
+    }
+}
+
+fn metadata(call: &Call) -> BTreeMap<String, String> {
+    call.headers
+        .iter()
+        .filter_map(|(name, value)| {
+            let name = name.as_str().strip_prefix("x-amz-meta-")?;
+            Some((name.to_string(), value.to_str().ok()?.to_string()))
+        })
+        .collect()
+}
+
+/// Checks `Content-MD5` when sent (`BadDigest` on a mismatch).
+fn check_md5(call: &Call) -> Result<(), S3Error> {
+    let Some(sent) = call.header("content-md5") else {
+        return Ok(());
+    };
+    let actual = base64::engine::general_purpose::STANDARD.encode(Md5::digest(&call.body));
+    if sent.trim() != actual {
+        return Err(S3Error::new(
+            400,
+            "BadDigest",
+            "The Content-MD5 you specified did not match what we received.",
+        ));
+    }
+    Ok(())
+}
+
+fn put(s3: &S3Service, call: &Call, bucket: &str, key: &str) -> Result<HttpResponse, S3Error> {
+    check_md5(call)?;
+    let object = Object::new(
+        call.body.clone(),
+        call.header("content-type").map(str::to_string),
+        metadata(call),
+    );
+    let etag = object.etag.clone();
+    s3.with_bucket(bucket, |b| {
+        b.objects.insert(key.to_string(), object);
+        Ok(())
+    })?;
+    Ok(with_etag(&etag))
+}
+
+fn get(s3: &S3Service, call: &Call, bucket: &str, key: &str) -> Result<HttpResponse, S3Error> {
+    let object = s3.get_object(bucket, key)?;
+    let mut builder = response(200)
+        .header("etag", &object.etag)
+        .header("last-modified", http_date(&object.last_modified))
+        .header(
+            "content-type",
+            call.param("response-content-type")
+                .unwrap_or(&object.content_type),
+        )
+        .header("accept-ranges", "bytes");
+    for (name, value) in &object.metadata {
+        builder = builder.header(format!("x-amz-meta-{name}"), value);
+    }
+    let len = object.body.len();
+    let body = match call.header("range").map(|r| byte_range(r, len)) {
+        None => object.body.clone(),
+        Some(Some((start, end))) => {
+            builder = builder
+                .status(206)
+                .header("content-range", format!("bytes {start}-{end}/{len}"));
+            object.body.slice(start..=end)
+        }
+        Some(None) => {
+            return Err(S3Error::new(
+                416,
+                "InvalidRange",
+                "The requested range is not satisfiable",
+            )
+            .with("ActualObjectSize", len.to_string()))
+        }
+    };
+    builder = builder.header("content-length", body.len());
+    let body = if *call.method == Method::HEAD {
+        Bytes::new()
+    } else {
+        body
+    };
+    Ok(builder.body(body).expect("valid object response"))
+}
+
+/// `bytes=a-b`, `bytes=a-`, `bytes=-n` -> inclusive (start, end); `None`
+/// when unsatisfiable. https://www.rfc-editor.org/rfc/rfc9110#section-14.1.2
+fn byte_range(header: &str, len: usize) -> Option<(usize, usize)> {
+    let spec = header.strip_prefix("bytes=")?;
+    let (a, b) = spec.split_once('-')?;
+    let (start, end) = match (a.trim(), b.trim()) {
+        ("", n) => {
+            let n: usize = n.parse().ok()?;
+            (len.checked_sub(n.min(len))?, len.checked_sub(1)?)
+        }
+        (a, "") => (a.parse().ok()?, len.checked_sub(1)?),
+        (a, b) => (
+            a.parse().ok()?,
+            b.parse::<usize>().ok()?.min(len.checked_sub(1)?),
+        ),
+    };
+    (start <= end && start < len).then_some((start, end))
+}
+
+fn create_upload(
+    s3: &S3Service,
+    call: &Call,
+    bucket: &str,
+    key: &str,
+) -> Result<HttpResponse, S3Error> {
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    let upload = Upload {
+        key: key.to_string(),
+        content_type: call.header("content-type").map(str::to_string),
+        metadata: metadata(call),
+        parts: BTreeMap::new(),
+        initiated: Utc::now(),
+    };
+    s3.with_bucket(bucket, |b| {
+        b.uploads.insert(id.clone(), upload);
+        Ok(())
+    })?;
+    let mut doc = Xml::document("InitiateMultipartUploadResult", S3_NS);
+    doc.text("Bucket", bucket)
+        .text("Key", key)
+        .text("UploadId", &id);
+    Ok(xml(doc.finish("InitiateMultipartUploadResult")))
+}
+
+/// Part numbers run from 1 to 10,000.
+/// https://docs.aws.amazon.com/AmazonS3/latest/API/API_UploadPart.html
+fn upload_part(
+    s3: &S3Service,
+    call: &Call,
+    bucket: &str,
+    key: &str,
+) -> Result<HttpResponse, S3Error> {
+    check_md5(call)?;
+    let id = call.param("uploadId").unwrap_or_default();
+    let number = call
+        .param("partNumber")
+        .and_then(|n| n.parse::<u32>().ok())
+        .filter(|n| (1..=10_000).contains(n))
+        .ok_or_else(|| {
+            S3Error::invalid_argument(
+                "Part number must be an integer between 1 and 10000, inclusive",
+            )
+        })?;
+    let part = Object::new(call.body.clone(), None, BTreeMap::new());
+    let etag = part.etag.clone();
+    s3.with_bucket(bucket, |b| {
+        b.upload(key, id)?.parts.insert(number, part);
+        Ok(())
+    })?;
+    Ok(with_etag(&etag))
+}
+
+fn complete_upload(
+    s3: &S3Service,
+    call: &Call,
+    bucket: &str,
+    key: &str,
+) -> Result<HttpResponse, S3Error> {
+    let id = call.param("uploadId").unwrap_or_default();
+    let body = std::str::from_utf8(&call.body).map_err(|_| S3Error::malformed_xml())?;
+    let mut listed = Vec::new();
+    for part in elements(body, "Part") {
+        let number = first(&part, "PartNumber").and_then(|n| n.parse::<u32>().ok());
+        match (number, first(&part, "ETag")) {
+            (Some(n), Some(etag)) => listed.push((n, etag)),
+            _ => return Err(S3Error::malformed_xml()),
+        }
+    }
+    let object = s3.with_bucket(bucket, |b| b.complete(key, id, &listed))?;
+    let mut doc = Xml::document("CompleteMultipartUploadResult", S3_NS);
+    doc.text("Location", format!("/{bucket}/{key}"))
+        .text("Bucket", bucket)
+        .text("Key", key)
+        .text("ETag", &object.etag);
+    Ok(xml(doc.finish("CompleteMultipartUploadResult")))
+}
+
+/// The answer to an upload: 200 with the stored ETag.
+fn with_etag(etag: &str) -> HttpResponse {
+    response(200)
+        .header("etag", etag)
+        .body(Bytes::new())
+        .expect("valid upload response")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::byte_range;
+
+    #[test]
+    fn byte_ranges_are_clamped_or_unsatisfiable() {
+        assert_eq!(byte_range("bytes=0-3", 10), Some((0, 3)));
+        assert_eq!(byte_range("bytes=5-", 10), Some((5, 9)));
+        assert_eq!(byte_range("bytes=-4", 10), Some((6, 9)));
+        assert_eq!(byte_range("bytes=8-100", 10), Some((8, 9)));
+        assert_eq!(byte_range("bytes=10-", 10), None);
+        assert_eq!(byte_range("bytes=x-1", 10), None);
+    }
+}

@@ -1,0 +1,468 @@
+//! S3 through the real Rust SDK: buckets, settings, objects, listings,
+//! multipart uploads and AWS's error codes, path style and virtual-host style.
+
+use std::sync::Arc;
+
+use aws_sdk_s3::error::ProvideErrorMetadata;
+use aws_sdk_s3::primitives::ByteStream;
+use aws_sdk_s3::types::{
+    BucketLocationConstraint, BucketVersioningStatus, CompletedMultipartUpload, CompletedPart,
+    CreateBucketConfiguration, VersioningConfiguration,
+};
+use aws_sdk_s3::Client;
+use localcloud_core::{Dispatcher, ServerHandle};
+use localcloud_s3::S3Service;
+
+async fn start() -> (ServerHandle, Arc<S3Service>) {
+    let s3 = Arc::new(S3Service::new());
+    let dispatcher = Dispatcher::new().with_path(s3.clone());
+    let server = localcloud_core::serve_on_ephemeral_port(Arc::new(dispatcher))
+        .await
+        .unwrap();
+    (server, s3)
+}
+
+fn client(endpoint: &str, region: &str, path_style: bool) -> Client {
+    let creds = aws_credential_types::Credentials::new("x", "x", None, None, "test");
+    let config = aws_sdk_s3::Config::builder()
+        .behavior_version(aws_sdk_s3::config::BehaviorVersion::latest())
+        .region(aws_sdk_s3::config::Region::new(region.to_string()))
+        .credentials_provider(creds)
+        .endpoint_url(endpoint)
+        .force_path_style(path_style)
+        .build();
+    Client::from_conf(config)
+}
+
+fn in_eu_west_1() -> CreateBucketConfiguration {
+    CreateBucketConfiguration::builder()
+        .location_constraint(BucketLocationConstraint::EuWest1)
+        .build()
+}
+
+#[tokio::test]
+async fn buckets_are_created_listed_headed_and_deleted_with_aws_error_codes() {
+    // GIVEN a local S3 and a path-style client in eu-west-1
+    let (server, _) = start().await;
+    let s3 = client(&format!("http://{}", server.addr), "eu-west-1", true);
+    // WHEN a bucket is created with its location constraint
+    s3.create_bucket()
+        .bucket("deploy-artifacts")
+        .create_bucket_configuration(in_eu_west_1())
+        .send()
+        .await
+        .unwrap();
+    // THEN it is listed, heads with its region, and a second create is BucketAlreadyOwnedByYou
+    let names: Vec<_> = s3
+        .list_buckets()
+        .send()
+        .await
+        .unwrap()
+        .buckets()
+        .iter()
+        .filter_map(|b| b.name().map(str::to_string))
+        .collect();
+    assert_eq!(names, vec!["deploy-artifacts"]);
+    let head = s3
+        .head_bucket()
+        .bucket("deploy-artifacts")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(head.bucket_region(), Some("eu-west-1"));
+    let again = s3
+        .create_bucket()
+        .bucket("deploy-artifacts")
+        .create_bucket_configuration(in_eu_west_1())
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(again.code(), Some("BucketAlreadyOwnedByYou"));
+    let location = s3
+        .get_bucket_location()
+        .bucket("deploy-artifacts")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        location.location_constraint(),
+        Some(&BucketLocationConstraint::EuWest1)
+    );
+    // AND an invalid name and a missing bucket give their codes
+    let bad = s3
+        .create_bucket()
+        .bucket("Bad_Name")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(bad.code(), Some("InvalidBucketName"));
+    let missing = s3
+        .head_bucket()
+        .bucket("nope-bucket")
+        .send()
+        .await
+        .unwrap_err();
+    assert!(missing.into_service_error().is_not_found());
+    // AND a bucket with an object cannot be deleted until it is empty
+    s3.put_object()
+        .bucket("deploy-artifacts")
+        .key("k")
+        .body(ByteStream::from_static(b"v"))
+        .send()
+        .await
+        .unwrap();
+    let full = s3
+        .delete_bucket()
+        .bucket("deploy-artifacts")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(full.code(), Some("BucketNotEmpty"));
+    s3.delete_object()
+        .bucket("deploy-artifacts")
+        .key("k")
+        .send()
+        .await
+        .unwrap();
+    s3.delete_bucket()
+        .bucket("deploy-artifacts")
+        .send()
+        .await
+        .unwrap();
+    let gone = s3
+        .delete_bucket()
+        .bucket("deploy-artifacts")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(gone.code(), Some("NoSuchBucket"));
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn bucket_settings_are_stored_and_read_back() {
+    // GIVEN a bucket
+    let (server, _) = start().await;
+    let s3 = client(&format!("http://{}", server.addr), "us-east-1", true);
+    s3.create_bucket().bucket("settings").send().await.unwrap();
+    // THEN before anything is set: no policy, not versioned, SSE-S3 by default
+    let no_policy = s3
+        .get_bucket_policy()
+        .bucket("settings")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(no_policy.code(), Some("NoSuchBucketPolicy"));
+    let versioning = s3
+        .get_bucket_versioning()
+        .bucket("settings")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(versioning.status(), None);
+    let encryption = s3
+        .get_bucket_encryption()
+        .bucket("settings")
+        .send()
+        .await
+        .unwrap();
+    let rules = encryption
+        .server_side_encryption_configuration()
+        .unwrap()
+        .rules();
+    assert_eq!(
+        rules[0]
+            .apply_server_side_encryption_by_default()
+            .unwrap()
+            .sse_algorithm()
+            .as_str(),
+        "AES256"
+    );
+    // WHEN a policy and versioning are put
+    let policy = r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"serverlessrepo.amazonaws.com"},"Action":"s3:GetObject","Resource":"arn:aws:s3:::settings/*"}]}"#;
+    s3.put_bucket_policy()
+        .bucket("settings")
+        .policy(policy)
+        .send()
+        .await
+        .unwrap();
+    s3.put_bucket_versioning()
+        .bucket("settings")
+        .versioning_configuration(
+            VersioningConfiguration::builder()
+                .status(BucketVersioningStatus::Enabled)
+                .build(),
+        )
+        .send()
+        .await
+        .unwrap();
+    // THEN they read back as put
+    let got = s3
+        .get_bucket_policy()
+        .bucket("settings")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(got.policy(), Some(policy));
+    let versioning = s3
+        .get_bucket_versioning()
+        .bucket("settings")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(versioning.status(), Some(&BucketVersioningStatus::Enabled));
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn objects_round_trip_with_metadata_ranges_and_listings() {
+    // GIVEN a bucket
+    let (server, _) = start().await;
+    let s3 = client(&format!("http://{}", server.addr), "us-east-1", true);
+    s3.create_bucket().bucket("objects").send().await.unwrap();
+    // WHEN objects are put
+    for key in ["app/a.zip", "app/b.zip", "templates/t.yaml", "root.txt"] {
+        s3.put_object()
+            .bucket("objects")
+            .key(key)
+            .content_type("text/plain")
+            .metadata("origin", "test")
+            .body(ByteStream::from(format!("body of {key}").into_bytes()))
+            .send()
+            .await
+            .unwrap();
+    }
+    // THEN get returns body, type, metadata and the MD5 ETag
+    let got = s3
+        .get_object()
+        .bucket("objects")
+        .key("app/a.zip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(got.content_type(), Some("text/plain"));
+    assert_eq!(got.metadata().unwrap()["origin"], "test");
+    let etag = got.e_tag().unwrap().to_string();
+    assert_eq!(
+        &got.body.collect().await.unwrap().into_bytes()[..],
+        b"body of app/a.zip"
+    );
+    assert!(
+        etag.len() == 34 && etag.starts_with('"') && etag.ends_with('"'),
+        "{etag}"
+    );
+    // AND a range is served as 206
+    let part = s3
+        .get_object()
+        .bucket("objects")
+        .key("root.txt")
+        .range("bytes=0-3")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(part.content_range(), Some("bytes 0-3/16"));
+    assert_eq!(
+        &part.body.collect().await.unwrap().into_bytes()[..],
+        b"body"
+    );
+    // AND head and list v2 (with delimiter and pages) see the objects
+    let head = s3
+        .head_object()
+        .bucket("objects")
+        .key("templates/t.yaml")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        head.content_length(),
+        Some("body of templates/t.yaml".len() as i64)
+    );
+    let top = s3
+        .list_objects_v2()
+        .bucket("objects")
+        .delimiter("/")
+        .send()
+        .await
+        .unwrap();
+    let prefixes: Vec<_> = top
+        .common_prefixes()
+        .iter()
+        .filter_map(|p| p.prefix())
+        .collect();
+    assert_eq!(prefixes, vec!["app/", "templates/"]);
+    assert_eq!(top.contents().len(), 1);
+    let page = s3
+        .list_objects_v2()
+        .bucket("objects")
+        .prefix("app/")
+        .max_keys(1)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.is_truncated(), Some(true));
+    let next = s3
+        .list_objects_v2()
+        .bucket("objects")
+        .prefix("app/")
+        .continuation_token(page.next_continuation_token().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(next.contents()[0].key(), Some("app/b.zip"));
+    assert_eq!(next.is_truncated(), Some(false));
+    // AND missing keys and buckets give NoSuchKey / NoSuchBucket
+    let missing = s3
+        .get_object()
+        .bucket("objects")
+        .key("nope")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(missing.code(), Some("NoSuchKey"));
+    let head_missing = s3
+        .head_object()
+        .bucket("objects")
+        .key("nope")
+        .send()
+        .await
+        .unwrap_err();
+    assert!(head_missing.into_service_error().is_not_found());
+    let no_bucket = s3
+        .get_object()
+        .bucket("nobucket")
+        .key("k")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(no_bucket.code(), Some("NoSuchBucket"));
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_multipart_upload_joins_its_parts() {
+    // GIVEN a bucket and an upload of a 5 MiB part and a small one
+    let (server, service) = start().await;
+    let s3 = client(&format!("http://{}", server.addr), "us-east-1", true);
+    s3.create_bucket().bucket("multi").send().await.unwrap();
+    let upload = s3
+        .create_multipart_upload()
+        .bucket("multi")
+        .key("big.zip")
+        .send()
+        .await
+        .unwrap();
+    let id = upload.upload_id().unwrap();
+    let first = vec![7u8; 5 * 1024 * 1024];
+    let mut parts = Vec::new();
+    for (n, body) in [(1, first.clone()), (2, b"tail".to_vec())] {
+        let sent = s3
+            .upload_part()
+            .bucket("multi")
+            .key("big.zip")
+            .upload_id(id)
+            .part_number(n)
+            .body(ByteStream::from(body))
+            .send()
+            .await
+            .unwrap();
+        parts.push(
+            CompletedPart::builder()
+                .part_number(n)
+                .e_tag(sent.e_tag().unwrap())
+                .build(),
+        );
+    }
+    // WHEN it is completed
+    let done = s3
+        .complete_multipart_upload()
+        .bucket("multi")
+        .key("big.zip")
+        .upload_id(id)
+        .multipart_upload(
+            CompletedMultipartUpload::builder()
+                .set_parts(Some(parts))
+                .build(),
+        )
+        .send()
+        .await
+        .unwrap();
+    // THEN the object is the parts joined, with a multipart ETag
+    assert!(done.e_tag().unwrap().ends_with("-2\""));
+    let object = service.get_object("multi", "big.zip").unwrap();
+    assert_eq!(object.body.len(), first.len() + 4);
+    assert_eq!(&object.body[first.len()..], b"tail");
+    // AND the upload id is gone
+    let again = s3
+        .abort_multipart_upload()
+        .bucket("multi")
+        .key("big.zip")
+        .upload_id(id)
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(again.code(), Some("NoSuchUpload"));
+    server.shutdown().await;
+}
+
+/// One raw HTTP/1.1 request; status and body.
+async fn raw(addr: std::net::SocketAddr, request: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    let status = response[9..12].parse().unwrap();
+    (
+        status,
+        response
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_string())
+            .unwrap_or_default(),
+    )
+}
+
+#[tokio::test]
+async fn virtual_host_style_requests_name_the_bucket_in_the_host() {
+    // GIVEN a bucket
+    let (server, service) = start().await;
+    service.create_bucket("site", "us-east-1").unwrap();
+    // WHEN an unsigned object is put and read with the bucket in the Host header
+    let put = "PUT /dir/page.txt HTTP/1.1\r\nhost: site.s3.localhost.localstack.cloud:4566\r\ncontent-length: 5\r\nconnection: close\r\n\r\nhello";
+    assert_eq!(raw(server.addr, put).await.0, 200);
+    let get =
+        "GET /dir/page.txt HTTP/1.1\r\nhost: site.localhost:4566\r\nconnection: close\r\n\r\n";
+    // THEN it is stored under that bucket and key
+    assert_eq!(raw(server.addr, get).await, (200, "hello".to_string()));
+    assert_eq!(
+        &service.get_object("site", "dir/page.txt").unwrap().body[..],
+        b"hello"
+    );
+    // AND a missing key is AWS's XML error
+    let missing = "GET /nope HTTP/1.1\r\nhost: site.localhost\r\nconnection: close\r\n\r\n";
+    let (status, body) = raw(server.addr, missing).await;
+    assert_eq!(status, 404);
+    assert!(
+        body.contains("<Code>NoSuchKey</Code>") && body.contains("<Key>nope</Key>"),
+        "{body}"
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_aws_chunked_upload_is_stored_decoded() {
+    // GIVEN a bucket and a streaming-signed (aws-chunked) PUT
+    let (server, service) = start().await;
+    service.create_bucket("chunks", "us-east-1").unwrap();
+    let body = "5;chunk-signature=aa\r\nhello\r\n0;chunk-signature=bb\r\n\r\n";
+    let put = format!(
+        "PUT /chunks/k HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: AWS4-HMAC-SHA256 Credential=x/20250101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=0\r\nx-amz-content-sha256: STREAMING-AWS4-HMAC-SHA256-PAYLOAD\r\ncontent-encoding: aws-chunked\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    assert_eq!(raw(server.addr, &put).await.0, 200);
+    // THEN the object is the payload without the framing
+    assert_eq!(
+        &service.get_object("chunks", "k").unwrap().body[..],
+        b"hello"
+    );
+    server.shutdown().await;
+}

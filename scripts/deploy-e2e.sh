@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# `sam deploy` to the local cloud with the real AWS SAM CLI and AWS CLI from
+# PyPI, exactly as to AWS: a one-function application (a prebuilt binary,
+# no `sam build`) is deployed, answers on the URL of its stack outputs, is
+# updated (a new parameter value takes effect) and deleted (`sam delete`).
+# Takes seconds once the tools are installed (venv under $DEPLOY_CACHE).
+# With --whole-template it then deploys template.yaml itself, packaged from
+# the debug binaries in target/debug (scripts/package_prebuilt.py, no `sam
+# build`): both orders paths and Conduit answer on the output URLs, the
+# bench's smoke run works on the describe-stacks output, an update
+# of OrdersDelayMs takes effect, and `sam delete` leaves no function or table
+# (about a minute more).
+#
+#   scripts/deploy-e2e.sh                    # uses target/debug/{localcloud,echo}, built if missing
+#   scripts/deploy-e2e.sh --whole-template   # needs the functions' debug binaries too
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cache="${DEPLOY_CACHE:-$HOME/.cache/localcloud-deploy}"
+port="${E2E_PORT:-4599}"
+# scripts/check-templates.sh (CI) installs the SAM CLI already; reuse it.
+checks_sam="${CHECKS_CACHE:-$HOME/.cache/template-checks}/sam-venv/bin/sam"
+sam="$cache/sam-venv/bin/sam"
+if [[ -x "$checks_sam" ]]; then
+    sam="$checks_sam"
+elif [[ ! -x "$sam" ]]; then
+    python3 -m venv "$cache/sam-venv"
+    "$cache/sam-venv/bin/pip" install --quiet --disable-pip-version-check 'aws-sam-cli>=1.130,<2'
+fi
+if [[ ! -x "$cache/awscli-venv/bin/aws" ]]; then
+    python3 -m venv "$cache/awscli-venv"
+    "$cache/awscli-venv/bin/pip" install --quiet --disable-pip-version-check 'awscli>=1.36,<2'
+fi
+aws="$cache/awscli-venv/bin/aws"
+
+# The same build as the tests' (one feature set for the whole workspace).
+if [[ ! -x target/debug/localcloud || ! -x target/debug/echo || ! -x target/debug/bench ]]; then
+    cargo build --quiet --workspace --all-targets
+fi
+work=$(mktemp -d)
+server_pid=
+cleanup() {
+    if [[ -n "$server_pid" ]]; then kill "$server_pid" 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+cp -r infra/localcloud/tests/fixtures/sam-app "$work/app"
+mkdir -p "$work/app/function"
+cp target/debug/echo "$work/app/function/bootstrap"
+
+target/debug/localcloud serve --bind "127.0.0.1:$port" --state-dir "$work/state" >"$work/localcloud.log" 2>&1 &
+server_pid=$!
+for _ in $(seq 50); do
+    curl -sf "http://127.0.0.1:$port/_localcloud/health" >/dev/null && break
+    sleep 0.1
+done
+
+export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x
+export AWS_DEFAULT_REGION=us-east-1 SAM_CLI_TELEMETRY=0
+stack=e2e-demo
+output() {
+    "$aws" cloudformation describe-stacks --stack-name "$stack" \
+        --query "Stacks[0].Outputs[?OutputKey=='$1'].OutputValue" --output text
+}
+fail() {
+    echo "FAIL: $*" >&2
+    tail -30 "$work/localcloud.log" >&2
+    exit 1
+}
+
+deploy() {
+    (cd "$work/app" && "$sam" deploy --stack-name "$stack" --resolve-s3 --capabilities CAPABILITY_IAM \
+        --no-confirm-changeset --no-fail-on-empty-changeset --parameter-overrides "Greeting=$1")
+}
+
+echo "== sam deploy (create)"
+started=$(date +%s%N)
+deploy hello
+echo "sam deploy took $((($(date +%s%N) - started) / 1000000)) ms"
+url=$(output ApiUrl)
+body=$(curl -sf "${url%/}/echo/world") || fail "GET ${url%/}/echo/world"
+grep -q '"GREETING":"hello"' <<<"$body" || fail "unexpected body: $body"
+echo "ApiUrl $url answers with GREETING=hello"
+
+echo "== sam deploy (update)"
+deploy bonjour
+[[ "$(output ApiUrl)" == "$url" ]] || fail "the API URL changed on update"
+body=$(curl -sf "${url%/}/echo/world") || fail "GET after update"
+grep -q '"GREETING":"bonjour"' <<<"$body" || fail "the update did not take effect: $body"
+echo "update took effect: GREETING=bonjour"
+
+"$aws" lambda get-function --function-name "$(output FunctionName)" >/dev/null || fail "lambda get-function"
+"$aws" sts get-caller-identity >/dev/null || fail "sts get-caller-identity"
+
+echo "== sam delete"
+"$sam" delete --stack-name "$stack" --no-prompts --region us-east-1
+if "$aws" cloudformation describe-stacks --stack-name "$stack" >/dev/null 2>&1; then
+    fail "the stack still exists after sam delete"
+fi
+functions=$("$aws" lambda list-functions --query 'length(Functions)' --output text)
+[[ "$functions" == "0" ]] || fail "$functions functions left after sam delete"
+curl -sf "${url%/}/echo/world" >/dev/null 2>&1 && fail "the API still answers after sam delete"
+echo "deploy e2e (small application): ok"
+[[ "${1:-}" == "--whole-template" ]] || exit 0
+
+echo "== template.yaml, packaged from target/debug"
+stack=bench
+"$aws" s3 mb s3://whole-template-artifacts >/dev/null
+python3 scripts/package_prebuilt.py template.yaml target/debug whole-template-artifacts "$work/packaged.yaml" "$aws"
+whole() {
+    "$sam" deploy -t "$work/packaged.yaml" --stack-name "$stack" --s3-bucket whole-template-artifacts \
+        --capabilities CAPABILITY_IAM --no-confirm-changeset --no-fail-on-empty-changeset \
+        --parameter-overrides "JwtSecret=$(python3 -c 'import secrets; print(secrets.token_hex(32))') FunctionArchitecture=x86_64 $1" >"$work/whole.log" 2>&1 ||
+        { tail -40 "$work/whole.log" >&2; fail "sam deploy of template.yaml"; }
+}
+elapsed_ms() {
+    local s
+    s=$(date +%s%N)
+    curl -sf -o /dev/null "$1" || fail "GET $1"
+    echo $((($(date +%s%N) - s) / 1000000))
+}
+started=$(date +%s%N)
+whole OrdersDelayMs=500
+echo "sam deploy of template.yaml took $((($(date +%s%N) - started) / 1000000)) ms"
+direct=$(output OrdersDirectUrl)
+for api in OrdersDirectUrl OrdersQueueUrl; do
+    ms=$(elapsed_ms "$(output "$api")/orders/3")
+    ((ms >= 500)) || fail "$api answered in $ms ms, faster than OrdersDelayMs=500"
+    echo "$api: /orders/3 in $ms ms"
+done
+curl -sf "$(output ConduitUrl)/api/articles" | grep -q '"articlesCount":0' || fail "Conduit /api/articles"
+# The two microservice APIs share the tables: one user each.
+for api in ConduitMicroInvokeUrl ConduitMicroQueueUrl; do
+    curl -sf -X POST -H 'content-type: application/json' \
+        -d "{\"user\":{\"username\":\"$api\",\"email\":\"$api@example.com\",\"password\":\"secret123\"}}" \
+        "$(output "$api")/api/users" | grep -q '"token"' || fail "$api: register"
+done
+# The bench reads the URLs from describe-stacks output, as on AWS.
+"$aws" cloudformation describe-stacks --stack-name "$stack" --output json >"$work/outputs.json"
+target/debug/bench run --smoke --target aws --stack-outputs "$work/outputs.json" --out "$work/bench" \
+    >"$work/bench.log" 2>&1 || { tail -30 "$work/bench.log" >&2; fail "bench --smoke on the stack outputs"; }
+echo "bench run --smoke --target aws --stack-outputs: ok"
+whole OrdersDelayMs=50
+[[ "$(output OrdersDirectUrl)" == "$direct" ]] || fail "OrdersDirectUrl changed on update"
+ms=$(elapsed_ms "$direct/orders/3")
+ms=$(elapsed_ms "$direct/orders/3")
+((ms < 400)) || fail "OrdersDelayMs=50 did not take effect: $ms ms"
+echo "update took effect: /orders/3 in $ms ms"
+"$sam" delete --stack-name "$stack" --no-prompts --region us-east-1 >/dev/null
+functions=$("$aws" lambda list-functions --query 'length(Functions)' --output text)
+tables=$("$aws" dynamodb list-tables --query 'length(TableNames)' --output text)
+[[ "$functions" == "0" && "$tables" == "0" ]] || fail "left after sam delete: $functions functions, $tables tables"
+echo "deploy e2e (template.yaml): ok"
