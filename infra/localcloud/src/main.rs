@@ -33,7 +33,8 @@ enum Command {
         /// Address to listen on. Anything but loopback exposes the emulator to the network.
         #[arg(long, default_value = DEFAULT_BIND, env = "LOCALCLOUD_BIND")]
         bind: SocketAddr,
-        /// Load DynamoDB state from this file at start and save it there on Ctrl-C.
+        /// Load DynamoDB tables and SQS queues (with their messages) from this file at
+        /// start and save them there on Ctrl-C or SIGTERM.
         #[arg(long, env = "LOCALCLOUD_STATE_FILE")]
         state_file: Option<PathBuf>,
         /// Latency profile (JSON) injected into DynamoDB, SQS and Invoke calls, so
@@ -185,12 +186,25 @@ async fn serve(
         started.elapsed().as_secs_f64() * 1000.0
     );
     if let Some(path) = &state_file {
-        tracing::info!("DynamoDB state persists to {}", path.display());
+        tracing::info!(
+            "DynamoDB and SQS state is saved to {} on a clean stop",
+            path.display()
+        );
     }
     tracing::info!("use it with: export AWS_ENDPOINT_URL={endpoint}");
-    tokio::signal::ctrl_c().await?;
+    stop_signal().await?;
     tracing::info!("stopping");
     cloud.shutdown().await?;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Ctrl-C or SIGTERM (what `kill` and service managers send): both stop
+/// cleanly, saving the state file.
+async fn stop_signal() -> std::io::Result<()> {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        result = tokio::signal::ctrl_c() => result,
+        _ = term.recv() => Ok(()),
+    }
 }
