@@ -7,6 +7,7 @@
 //! (`/_localcloud/...`) and owns start-up and shutdown.
 
 mod admin;
+pub mod faults;
 pub mod stack;
 pub mod state;
 pub mod testing;

@@ -77,11 +77,20 @@ struct AppArgs {
     /// Seconds a warm execution environment may stay idle before it is shut down.
     #[arg(long, default_value_t = 300)]
     idle_seconds: u64,
+    /// Fault injection: kill the execution environment of this share of a
+    /// function's invocations while they run, as `FUNCTION=RATE` (name or
+    /// logical id, rate 0 to 1; repeatable). Also `POST /_localcloud/faults`.
+    #[arg(long = "kill-rate", value_name = "FUNCTION=RATE", value_parser = localcloud::faults::parse_kill_rate)]
+    kill_rates: Vec<(String, f64)>,
 }
 
 impl AppArgs {
     fn stack_config(&self) -> anyhow::Result<Option<StackConfig>> {
         let Some(template) = &self.template else {
+            anyhow::ensure!(
+                self.kill_rates.is_empty(),
+                "--kill-rate needs --template: there are no functions to kill"
+            );
             return Ok(None);
         };
         let mut overrides = BTreeMap::new();
@@ -169,6 +178,17 @@ async fn serve(
                 function.name,
                 function.memory_size,
                 function.timeout
+            );
+        }
+        for (function, rate) in &app.kill_rates {
+            let name = localcloud::faults::function_name(stack, function)
+                .with_context(|| format!("--kill-rate: no function {function} in the template"))?;
+            stack
+                .lambda
+                .set_kill_rate(&name, *rate)
+                .map_err(anyhow::Error::msg)?;
+            tracing::warn!(
+                "fault injection: killing {rate} of {name}'s environments mid-invocation"
             );
         }
         for (api, url) in stack.api_urls() {
