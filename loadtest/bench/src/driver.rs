@@ -107,7 +107,9 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
         && ctx.opts.mode != Mode::Smoke
         && ctx.opts.target == TargetKind::Local
     {
-        records.extend(sweep::orders_sweep(&ctx).await);
+        let (mut swept, mut not_swept) = sweep::orders_sweep(&ctx).await;
+        records.append(&mut swept);
+        skipped.append(&mut not_swept);
     }
     let conduit_wanted = ["conduit-mixed", "conduit-capacity"]
         .iter()
@@ -120,13 +122,10 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
                 skipped.push(skip("conduit-mixed", &variant, reason));
                 continue;
             }
-            match conduit::conduit(&ctx, &variant).await {
-                Ok((mut recs, cap)) => {
-                    records.append(&mut recs);
-                    capacity.extend(cap);
-                }
-                Err(e) => skipped.push(failed("conduit-mixed", &variant, &e)),
-            }
+            let mut run = conduit::conduit(&ctx, &variant).await;
+            records.append(&mut run.records);
+            capacity.extend(run.capacity);
+            skipped.append(&mut run.not_run);
         }
     }
     let results = Results {
@@ -221,6 +220,28 @@ fn deployed(ctx: &Bench, variant: &Variant) -> bool {
     match ctx.opts.target {
         TargetKind::Local => ctx.template_text.contains(&format!("\n  {}:", variant.api)),
         _ => ctx.opts.urls.contains_key(variant.api),
+    }
+}
+
+/// The record of a run at `setting`, or why there is none (not deployed,
+/// the local cloud did not start, seeding or the load failed): every run
+/// that could not be measured becomes a `Skipped` in results.json and a row
+/// of the report, never only a printed line.
+fn record_or_skip(
+    scenario: &str,
+    variant: &Variant,
+    setting: &str,
+    run: anyhow::Result<Result<RunRecord, String>>,
+) -> Result<RunRecord, Skipped> {
+    let at = |reason: String| format!("{setting}: {reason}");
+    match run {
+        Ok(Ok(record)) => Ok(record),
+        Ok(Err(reason)) => Err(skip(scenario, variant, at(reason))),
+        Err(e) => {
+            let reason = at(format!("failed: {e:#}"));
+            phase(&format!("{scenario} / {}: {reason}", variant.name));
+            Err(skip(scenario, variant, reason))
+        }
     }
 }
 
@@ -509,6 +530,35 @@ mod tests {
             "{error}"
         );
         assert!(error.to_string().contains("conduit-monolith"), "{error}");
+    }
+
+    #[test]
+    fn a_run_that_could_not_be_measured_is_kept_with_its_setting_and_reason() {
+        // GIVEN a sweep setting whose local cloud did not start, and a
+        // capacity step that was refused
+        let crashed = record_or_skip(
+            "orders-sweep",
+            &variants::ORDERS_QUEUE,
+            "OrdersQueueBatchSize=10",
+            Err(anyhow::anyhow!(
+                "localcloud exited before writing its endpoints"
+            )),
+        );
+        let refused = record_or_skip(
+            "conduit-capacity",
+            &variants::CONDUIT_MONOLITH,
+            "400 users",
+            Ok(Err("no URL".into())),
+        );
+        // THEN both are records of what did not run, naming setting and reason
+        let crashed = crashed.unwrap_err();
+        assert_eq!(crashed.scenario, "orders-sweep");
+        assert_eq!(crashed.variant, "orders-queue");
+        assert_eq!(
+            crashed.reason,
+            "OrdersQueueBatchSize=10: failed: localcloud exited before writing its endpoints"
+        );
+        assert_eq!(refused.unwrap_err().reason, "400 users: no URL");
     }
 
     #[test]
