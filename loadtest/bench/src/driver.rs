@@ -10,6 +10,7 @@ use anyhow::Context;
 use costmodel::{CostOptions, PriceTable};
 
 use crate::cpu::CpuAccount;
+use crate::ledger::{Ledger, MessageLedger, RequestLedger};
 use crate::plan::{self, LoadShape, Mode, ScenarioSpec};
 use crate::recorder::{summarize, time_series, Recorder};
 use crate::results::*;
@@ -164,8 +165,15 @@ pub fn write_reports(results: &Results, out: &Path) -> anyhow::Result<()> {
 fn selected_orders(opts: &RunOptions) -> Vec<ScenarioSpec> {
     plan::orders_scenarios()
         .into_iter()
-        .filter(|s| opts.mode != Mode::Smoke || s.name == "orders-baseline")
+        // Smoke runs the baseline, and other scenarios only when named.
+        .filter(|s| {
+            opts.mode != Mode::Smoke
+                || s.name == "orders-baseline"
+                || opts.scenarios.contains(&s.name)
+        })
         .filter(|s| wants(&opts.scenarios, &s.name))
+        // Environments can be killed on the local cloud only.
+        .filter(|s| s.kill_rate.is_none() || opts.target == TargetKind::Local)
         .collect()
 }
 
@@ -221,6 +229,23 @@ fn deployed(ctx: &Bench, variant: &Variant) -> bool {
         TargetKind::Local => ctx.template_text.contains(&format!("\n  {}:", variant.api)),
         _ => ctx.opts.urls.contains_key(variant.api),
     }
+}
+
+/// Requests sent against their outcomes and, for a queue path, its request
+/// queue's messages against processed, dead-lettered and still queued.
+fn run_ledger(
+    variant: &Variant,
+    sent: u64,
+    samples: &[crate::recorder::Sample],
+    metrics: &serde_json::Value,
+) -> Ledger {
+    let request_queue = variant.queues.iter().find(|q| q.ends_with("-requests"));
+    let ledger = Ledger {
+        requests: RequestLedger::of(sent, samples),
+        messages: request_queue.and_then(|q| MessageLedger::from_metrics(metrics, q)),
+    };
+    phase(&format!("{}: {}", variant.name, ledger.describe()));
+    ledger
 }
 
 /// The record of a run at `setting`, or why there is none (not deployed,
@@ -307,6 +332,14 @@ async fn run_one(
                 parameter_overrides: overrides,
                 work_dir: &work_dir,
                 latency_profile: ctx.opts.latency_profile.as_deref(),
+                // The back ends: every function of the variant but its public API.
+                kill_rates: spec
+                    .kill_rate
+                    .map(|rate| {
+                        let back_ends = variant.functions.iter().skip(1);
+                        back_ends.map(|f| (f.to_string(), rate)).collect()
+                    })
+                    .unwrap_or_default(),
             };
             Some(LocalCloudProcess::start(launch).await?)
         }
@@ -332,6 +365,7 @@ async fn run_one(
         None => None,
     };
     let recorder = Arc::new(Recorder::new());
+
     let scenario = match variant.experiment {
         Experiment::Orders => scenarios::orders::scenario(spec.size.unwrap_or(5), recorder.clone()),
         Experiment::Conduit => {
@@ -344,9 +378,11 @@ async fn run_one(
     let goose_report = ctx.opts.out.join("goose").join(&slug);
     let load = runner::run(&label, &url, scenario, shape, recorder, &goose_report).await?;
     let summary = summarize(&load.samples, load.wall_s);
+    let mut ledger = None;
     let (metering, usage) = match (&cloud, before) {
         (Some(c), Some(before)) => {
             let after = c.metrics(&ctx.http).await?;
+            ledger = Some(run_ledger(variant, load.sent, &load.samples, &after));
             let restricted = metering::restrict(&metering::delta(&before, &after)?, variant);
             let figures = metering::figures(&restricted)?;
             let usage = metering::usage(&restricted, variant.name, summary.requests as f64)?;
@@ -430,6 +466,7 @@ async fn run_one(
         cpu,
         cost,
         goose_report: Some(format!("goose/{slug}.html")),
+        ledger,
     }))
 }
 

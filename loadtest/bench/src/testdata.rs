@@ -73,6 +73,7 @@ pub fn record(variant: &str, ok_latency: f64, failures: usize) -> RunRecord {
             BTreeMap::new()
         },
         series: time_series(&s, 1000),
+        ledger: None,
         metering: Some(RunMetering {
             functions,
             api_requests: 200.0,

@@ -17,6 +17,7 @@ pub(super) async fn orders_sweep(ctx: &Bench) -> (Vec<RunRecord>, Vec<Skipped>) 
         shape: plan::sweep_shape(),
         size: Some(5),
         think_time_s: None,
+        kill_rate: None,
     };
     let shape = spec.shape.scaled(ctx.opts.mode);
     let mut settings: Vec<(Variant, BTreeMap<String, String>)> = Vec::new();
