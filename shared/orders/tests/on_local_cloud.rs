@@ -152,14 +152,27 @@ async fn at_the_cap_the_direct_path_throttles_and_the_queue_path_queues_without_
         lambda["local-OrdersBackendFunction"]["throttles"], throttled as u64,
         "{lambda}"
     );
-    let sqs = cloud.sqs().metrics();
-    let requests = serde_json::to_value(&sqs).unwrap()["queues"]
-        ["arn:aws:sqs:us-east-1:000000000000:local-orders-requests"]
-        .clone();
+    // (the event source deletes a batch just after its reply went out)
+    let requests = settled_request_queue(&cloud).await;
     assert_eq!(requests["messages_sent"], 13, "{requests}");
     assert_eq!(requests["messages_deleted"], 13, "{requests}");
     assert_eq!(requests["messages_moved_to_dlq"], 0, "{requests}");
     cloud.shutdown().await.unwrap();
+}
+
+/// The request queue's metrics once no message is in flight (at most 5 s).
+async fn settled_request_queue(cloud: &LocalCloud) -> Value {
+    let started = std::time::Instant::now();
+    loop {
+        let sqs = serde_json::to_value(cloud.sqs().metrics()).unwrap();
+        let requests =
+            sqs["queues"]["arn:aws:sqs:us-east-1:000000000000:local-orders-requests"].clone();
+        let in_flight = requests["approximate_number_of_messages_not_visible"].as_u64();
+        if in_flight == Some(0) || started.elapsed() > std::time::Duration::from_secs(5) {
+            return requests;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
 }
 
 /// Kills `n` of `function`'s environments, each while it holds an invocation
