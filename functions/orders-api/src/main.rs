@@ -1,5 +1,5 @@
-//! `GET /orders/{size}` behind an HTTP API. `ORDERS_PATH` chooses how the
-//! back end is reached: `direct` (Invoke) or `queue` (SQS request/reply).
+//! `GET /orders/{size}` behind an HTTP API. `TRANSPORT` chooses how the
+//! back end is reached: `invoke` or `queue` (SQS request/reply).
 
 use lambda_http::{run, service_fn, Error, Request};
 use orders::settings::ApiSettings;

@@ -20,5 +20,5 @@ pub mod ttl;
 
 pub use capacity::{DynamoDbMetrics, TableMetrics};
 pub use error::DdbError;
-pub use persist::SnapshotError;
+pub use persist::{DynamoSnapshot, SnapshotError};
 pub use service::{DynamoDb, DynamoDbConfig};

@@ -1,7 +1,7 @@
 //! Snapshots: every table's CreateTable request, TTL setting and items, as one
-//! JSON file, written on shutdown and read back on start.
+//! serialisable value. The local cloud writes it into its state file with the
+//! other services' snapshots (`infra/localcloud/src/state.rs`).
 
-use std::path::Path;
 use std::sync::Arc;
 
 use dynamodb_lang::Item;
@@ -12,12 +12,12 @@ use crate::error::DdbError;
 use crate::schema::CreateTableInput;
 use crate::service::{DynamoDb, DynamoDbConfig};
 
-#[derive(Serialize, Deserialize)]
-struct Snapshot {
+#[derive(Debug, Serialize, Deserialize)]
+pub struct DynamoSnapshot {
     tables: Vec<TableSnapshot>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct TableSnapshot {
     definition: CreateTableInput,
     ttl_attribute: Option<String>,
@@ -26,8 +26,6 @@ struct TableSnapshot {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
-    #[error("snapshot I/O: {0}")]
-    Io(#[from] std::io::Error),
     #[error("snapshot format: {0}")]
     Format(#[from] serde_json::Error),
     #[error("snapshot content: {0}")]
@@ -35,10 +33,10 @@ pub enum SnapshotError {
 }
 
 impl DynamoDb {
-    /// Writes every table to `path` (atomically: a temporary file renamed over it).
-    pub fn save_to(&self, path: &Path) -> Result<(), SnapshotError> {
+    /// Every table, its TTL setting and its items, as they are now.
+    pub fn snapshot(&self) -> DynamoSnapshot {
         let tables: Vec<_> = self.tables.read().values().cloned().collect();
-        let snapshot = Snapshot {
+        DynamoSnapshot {
             tables: tables
                 .iter()
                 .map(|t| TableSnapshot {
@@ -54,16 +52,15 @@ impl DynamoDb {
                         .collect(),
                 })
                 .collect(),
-        };
-        let tmp = path.with_extension("tmp");
-        std::fs::write(&tmp, serde_json::to_vec(&snapshot)?)?;
-        std::fs::rename(&tmp, path)?;
-        Ok(())
+        }
     }
 
-    /// A service holding the tables saved at `path`.
-    pub fn load_from(path: &Path, config: DynamoDbConfig) -> Result<Arc<DynamoDb>, SnapshotError> {
-        let snapshot: Snapshot = serde_json::from_slice(&std::fs::read(path)?)?;
+    /// A new service holding the tables of `snapshot`; an error leaves nothing
+    /// behind (the service is only returned whole).
+    pub fn restore(
+        snapshot: DynamoSnapshot,
+        config: DynamoDbConfig,
+    ) -> Result<Arc<DynamoDb>, SnapshotError> {
         let db = DynamoDb::new(config);
         let ctx = RequestContext::new(
             localcloud_core::context::DEFAULT_REGION,

@@ -142,10 +142,9 @@ async fn a_snapshot_restores_tables_items_indexes_and_ttl() {
         .await
         .unwrap();
     // WHEN it is saved and loaded into a new service
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("ddb.json");
-    local.db.save_to(&path).unwrap();
-    let restored = DynamoDb::load_from(&path, DynamoDbConfig::default()).unwrap();
+    let text = serde_json::to_string(&local.db.snapshot()).unwrap();
+    let snapshot = serde_json::from_str(&text).unwrap();
+    let restored = DynamoDb::restore(snapshot, DynamoDbConfig::default()).unwrap();
     // THEN the index answers and TTL is still on
     let ctx = RequestContext::new("us-east-1", "000000000000");
     let out = restored

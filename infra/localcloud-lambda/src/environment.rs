@@ -10,6 +10,7 @@ use tokio::process::{Child, Command};
 use tokio::sync::watch;
 
 use crate::config::{FunctionConfig, LambdaConfig};
+use crate::faults::Kill;
 use crate::logs::FunctionLog;
 use crate::names::LATEST;
 use crate::runtime_api::{Invocation, RuntimeApi, RuntimeEvent};
@@ -144,6 +145,7 @@ impl Environment {
         invocation: Invocation,
         limits: Limits,
         shutdown: &mut watch::Receiver<bool>,
+        kill: &mut Kill,
     ) -> Completion {
         let request_id = invocation.request_id.clone();
         let deadline = tokio::time::sleep(limits.timeout);
@@ -156,6 +158,9 @@ impl Environment {
         if !self.runtime.dispatch(invocation).await {
             return Completion::ShuttingDown;
         }
+        let kill_at = tokio::time::sleep_until(kill.at.unwrap_or_else(tokio::time::Instant::now));
+        tokio::pin!(kill_at);
+        let (mut kill_at_armed, mut kill_now_armed) = (kill.at.is_some(), true);
         loop {
             tokio::select! {
                 // A response posted just before the process exits still counts.
@@ -178,6 +183,16 @@ impl Environment {
                 }
                 _ = &mut deadline => return Completion::TimedOut,
                 _ = shutdown.wait_for(|stop| *stop) => return Completion::ShuttingDown,
+                _ = &mut kill_at, if kill_at_armed => {
+                    kill_at_armed = false;
+                    kill.fired |= self.child.start_kill().is_ok();
+                }
+                told = &mut kill.now, if kill_now_armed => {
+                    kill_now_armed = false;
+                    if told.is_ok() {
+                        kill.fired |= self.child.start_kill().is_ok();
+                    }
+                }
                 _ = memory_check.tick() => {
                     if self.read_peak_memory_mb().is_some_and(|mb| mb > u64::from(limits.memory_mb)) {
                         return Completion::OutOfMemory;

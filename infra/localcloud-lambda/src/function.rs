@@ -8,6 +8,7 @@ use parking_lot::Mutex;
 
 use crate::config::FunctionConfig;
 use crate::environment::Environment;
+use crate::faults::Faults;
 use crate::logs::FunctionLog;
 use localcloud_core::procstat;
 
@@ -17,6 +18,7 @@ pub struct Function {
     pub config: FunctionConfig,
     pub arn: String,
     pub log: FunctionLog,
+    pub faults: Faults,
     /// Warm environments, most recently used last (reused first, as on AWS).
     idle: Mutex<Vec<Environment>>,
     cpu: Mutex<CpuAccount>,
@@ -28,6 +30,7 @@ impl Function {
             config,
             arn,
             log,
+            faults: Faults::default(),
             idle: Mutex::new(Vec::new()),
             cpu: Mutex::new(CpuAccount::default()),
         }

@@ -102,7 +102,10 @@ impl Inner {
             timeout,
             memory_mb: function.config.memory_mb,
         };
-        let mut completion = env.invoke(invocation, limits, shutdown).await;
+        let (busy, mut kill) = function.faults.arm(dispatched.into());
+        let mut completion = env.invoke(invocation, limits, shutdown, &mut kill).await;
+        drop(busy);
+        function.faults.settle(&kill, dispatched.elapsed());
         let duration_ms = dispatched.elapsed().as_secs_f64() * 1000.0;
         // A process that died mid-invocation leaves its last reading.
         let memory = env.read_peak_memory_mb();

@@ -30,7 +30,8 @@
 //! Layout: `service` (lifecycle, metrics, the Invoke operation), `invocation`
 //! (one attempt in one environment), `environment` (a process and its
 //! `runtime_api`), `concurrency`, `async_invoke` (Event retries), `api`
-//! (REST-JSON routes), `metering`, `failures` (Lambda's own error documents).
+//! (REST-JSON routes), `metering`, `failures` (Lambda's own error documents), `faults`
+//! (environments killed on purpose).
 
 mod api;
 mod async_invoke;
@@ -38,6 +39,7 @@ mod concurrency;
 pub mod config;
 mod environment;
 mod failures;
+mod faults;
 mod function;
 mod invocation;
 mod logs;
@@ -48,5 +50,6 @@ mod service;
 
 pub use concurrency::{ACCOUNT_LIMIT_EXCEEDED, RESERVED_LIMIT_EXCEEDED};
 pub use config::{Architecture, FunctionConfig, LambdaConfig};
+pub use faults::FaultStats;
 pub use metering::{FunctionMetrics, InvocationRecord, LambdaMetrics, Outcome};
 pub use service::LambdaService;

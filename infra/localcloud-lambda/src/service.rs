@@ -135,6 +135,34 @@ impl LambdaService {
         }
     }
 
+    /// Kills the environment of that share (0 to 1) of `function`'s
+    /// invocations while they run (see the `faults` module).
+    pub fn set_kill_rate(&self, function: &str, rate: f64) -> Result<(), String> {
+        self.function(function)?.faults.set_kill_rate(rate)
+    }
+
+    /// Kills up to `n` of `function`'s environments that hold an invocation
+    /// now; returns how many.
+    pub fn kill_busy(&self, function: &str, n: usize) -> Result<usize, String> {
+        Ok(self.function(function)?.faults.kill_busy(n))
+    }
+
+    /// Kill rate, kills so far and invocations running, per function.
+    pub fn faults(&self) -> BTreeMap<String, crate::FaultStats> {
+        self.inner
+            .functions
+            .iter()
+            .map(|(name, f)| (name.clone(), f.faults.stats()))
+            .collect()
+    }
+
+    fn function(&self, name: &str) -> Result<&Arc<Function>, String> {
+        self.inner
+            .functions
+            .get(name)
+            .ok_or_else(|| format!("no function named {name}"))
+    }
+
     /// Process ids of every live execution environment.
     pub fn process_ids(&self) -> Vec<u32> {
         self.inner

@@ -24,6 +24,7 @@ mod handle;
 pub mod message_attrs;
 mod message_ops;
 pub mod metrics;
+mod persist;
 mod poller;
 mod queue;
 mod registry;
@@ -33,5 +34,6 @@ pub mod settings;
 
 pub use message_attrs::{AttributeValue, MessageAttribute, MessageAttributes};
 pub use metrics::{QueueMetrics, SqsMetrics};
+pub use persist::SqsSnapshot;
 pub use registry::Queue;
 pub use service::{QueueInfo, ReceivedMessage, SendRequest, SendResult, SqsService};

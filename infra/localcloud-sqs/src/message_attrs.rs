@@ -13,13 +13,13 @@ use localcloud_core::AwsError;
 pub const MAX_ATTRIBUTES: usize = 10;
 
 /// One attribute value. `data_type` keeps its custom suffix (`Number.float`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MessageAttribute {
     pub data_type: String,
     pub value: AttributeValue,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum AttributeValue {
     String(String),
     Binary(Vec<u8>),

@@ -348,6 +348,31 @@ impl QueueState {
         self.ready.insert(seq);
     }
 
+    /// Every message with its sequence number, in send order (for snapshots).
+    pub fn messages_in_order(&self) -> Vec<(u64, &Message)> {
+        let mut all: Vec<(u64, &Message)> = self.messages.iter().map(|(s, m)| (*s, m)).collect();
+        all.sort_by_key(|(seq, _)| *seq);
+        all
+    }
+
+    /// Puts back a message from a snapshot under its sequence number: in
+    /// flight, delayed or visible as its `in_flight` and `visible_at` say.
+    pub fn restore(&mut self, seq: u64, message: Message, now: Instant) {
+        self.next_seq = self.next_seq.max(seq + 1);
+        if message.in_flight {
+            self.in_flight += 1;
+            if let Some(group) = &message.group_id {
+                *self.inflight_groups.entry(group.clone()).or_default() += 1;
+            }
+        }
+        if message.in_flight || message.visible_at > now {
+            self.pending.push(Reverse((message.visible_at, seq)));
+        } else {
+            self.ready.insert(seq);
+        }
+        self.messages.insert(seq, message);
+    }
+
     /// Drops every message (PurgeQueue).
     pub fn purge(&mut self) -> usize {
         let n = self.messages.len();

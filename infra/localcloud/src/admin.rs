@@ -1,5 +1,6 @@
 //! Admin endpoints for tests and the bench driver:
-//! `GET /_localcloud/health`, `GET /_localcloud/metrics`, `POST /_localcloud/reset`.
+//! `GET /_localcloud/health`, `GET /_localcloud/metrics`, `POST /_localcloud/reset`,
+//! `GET|POST /_localcloud/faults` (`faults`).
 
 use std::sync::Arc;
 
@@ -76,17 +77,25 @@ impl PathService for Admin {
                        "services": ["dynamodb", "sqs"]}),
             ),
             (&Method::GET, "metrics") => json_text(StatusCode::OK, self.metrics().to_json()),
+            (&Method::GET, "faults") => {
+                let (status, body) = crate::faults::show(self.stack.as_deref());
+                json_response(status, body)
+            }
+            (&Method::POST, "faults") => {
+                let (status, body) = crate::faults::inject(self.stack.as_deref(), request.body());
+                json_response(status, body)
+            }
             (&Method::POST, "reset") => {
                 self.reset();
                 json_response(StatusCode::OK, json!({"reset": true}))
             }
-            (_, "health" | "metrics" | "reset") => json_response(
+            (_, "health" | "metrics" | "reset" | "faults") => json_response(
                 StatusCode::METHOD_NOT_ALLOWED,
                 json!({"message": format!("{} is not allowed on {PREFIX}{action}", request.method())}),
             ),
             _ => json_response(
                 StatusCode::NOT_FOUND,
-                json!({"message": format!("no admin endpoint {PREFIX}{action}; try health, metrics or reset")}),
+                json!({"message": format!("no admin endpoint {PREFIX}{action}; try health, metrics, reset or faults")}),
             ),
         };
         Ok(response)

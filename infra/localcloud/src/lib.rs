@@ -11,9 +11,11 @@ mod apigw_api;
 pub mod binaries;
 mod code;
 pub mod deploy;
+pub mod faults;
 pub mod gateways;
 mod lambda_api;
 pub mod stack;
+pub mod state;
 pub mod testing;
 
 use std::net::SocketAddr;
@@ -37,8 +39,8 @@ pub const DEFAULT_BIND: &str = "127.0.0.1:4566";
 pub struct LocalCloudConfig {
     /// Address to listen on; port 0 picks a free one.
     pub bind: SocketAddr,
-    /// DynamoDB state is loaded from here at start (if the file exists) and
-    /// written back on [`LocalCloud::shutdown`].
+    /// DynamoDB tables and SQS queues are loaded from here at start (if the
+    /// file exists) and written back on [`LocalCloud::shutdown`] ([`state`]).
     pub state_file: Option<PathBuf>,
     pub dynamodb: DynamoDbConfig,
     /// A SAM application to bring up (`--template`).
@@ -80,11 +82,8 @@ pub enum StartError {
         addr: SocketAddr,
         source: std::io::Error,
     },
-    #[error("cannot load the saved state from {path}: {source}")]
-    LoadState {
-        path: PathBuf,
-        source: localcloud_dynamodb::SnapshotError,
-    },
+    #[error(transparent)]
+    LoadState(#[from] state::StateError),
     #[error(transparent)]
     Stack(#[from] StackError),
 }
@@ -114,15 +113,15 @@ impl LocalCloud {
             source,
         })?;
 
-        let dynamodb = match &config.state_file {
-            Some(path) if path.exists() => DynamoDb::load_from(path, config.dynamodb.clone())
-                .map_err(|source| StartError::LoadState {
-                    path: path.clone(),
-                    source,
-                })?,
-            _ => DynamoDb::new(config.dynamodb.clone()),
+        let endpoint = format!("http://{addr}");
+        let saved = match &config.state_file {
+            Some(path) => state::load(path, config.dynamodb.clone(), &endpoint)?,
+            None => None,
         };
-        let sqs = Arc::new(SqsService::new(format!("http://{addr}")));
+        let state::Restored { dynamodb, sqs } = saved.unwrap_or_else(|| state::Restored {
+            dynamodb: DynamoDb::new(config.dynamodb.clone()),
+            sqs: Arc::new(SqsService::new(endpoint)),
+        });
         let stack = match &config.stack {
             Some(stack_config) => Some(Arc::new(
                 Stack::start(stack_config, addr, &dynamodb, &sqs).await?,
@@ -202,13 +201,13 @@ impl LocalCloud {
 
     /// Stops the application (pollers, APIs, function processes), stops
     /// listening, then persists state if a state file was configured.
-    pub async fn shutdown(self) -> Result<(), localcloud_dynamodb::SnapshotError> {
+    pub async fn shutdown(self) -> Result<(), state::StateError> {
         for (_, stack) in self.deployments.all() {
             stack.shutdown().await;
         }
         self.server.shutdown().await;
         if let Some(path) = &self.state_file {
-            self.dynamodb.save_to(path)?;
+            state::save(path, &self.dynamodb, &self.sqs)?;
         }
         Ok(())
     }

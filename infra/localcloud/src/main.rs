@@ -33,7 +33,8 @@ enum Command {
         /// Address to listen on. Anything but loopback exposes the emulator to the network.
         #[arg(long, default_value = DEFAULT_BIND, env = "LOCALCLOUD_BIND")]
         bind: SocketAddr,
-        /// Load DynamoDB state from this file at start and save it there on Ctrl-C.
+        /// Load DynamoDB tables and SQS queues (with their messages) from this file at
+        /// start and save them there on Ctrl-C or SIGTERM.
         #[arg(long, env = "LOCALCLOUD_STATE_FILE")]
         state_file: Option<PathBuf>,
         /// Latency profile (JSON) injected into DynamoDB, SQS and Invoke calls, so
@@ -93,11 +94,20 @@ struct AppArgs {
     /// Seconds a warm execution environment may stay idle before it is shut down.
     #[arg(long, default_value_t = 300)]
     idle_seconds: u64,
+    /// Fault injection: kill the execution environment of this share of a
+    /// function's invocations while they run, as `FUNCTION=RATE` (name or
+    /// logical id, rate 0 to 1; repeatable). Also `POST /_localcloud/faults`.
+    #[arg(long = "kill-rate", value_name = "FUNCTION=RATE", value_parser = localcloud::faults::parse_kill_rate)]
+    kill_rates: Vec<(String, f64)>,
 }
 
 impl AppArgs {
     fn stack_config(&self) -> anyhow::Result<Option<StackConfig>> {
         let Some(template) = &self.template else {
+            anyhow::ensure!(
+                self.kill_rates.is_empty(),
+                "--kill-rate needs --template: there are no functions to kill"
+            );
             return Ok(None);
         };
         let mut overrides = BTreeMap::new();
@@ -221,6 +231,17 @@ async fn serve(
                 function.timeout
             );
         }
+        for (function, rate) in &app.kill_rates {
+            let name = localcloud::faults::function_name(stack, function)
+                .with_context(|| format!("--kill-rate: no function {function} in the template"))?;
+            stack
+                .lambda
+                .set_kill_rate(&name, *rate)
+                .map_err(anyhow::Error::msg)?;
+            tracing::warn!(
+                "fault injection: killing {rate} of {name}'s environments mid-invocation"
+            );
+        }
         for (api, url) in stack.api_urls() {
             tracing::info!("API {api}: {url}");
         }
@@ -236,12 +257,25 @@ async fn serve(
         started.elapsed().as_secs_f64() * 1000.0
     );
     if let Some(path) = &state_file {
-        tracing::info!("DynamoDB state persists to {}", path.display());
+        tracing::info!(
+            "DynamoDB and SQS state is saved to {} on a clean stop",
+            path.display()
+        );
     }
     tracing::info!("use it with: export AWS_ENDPOINT_URL={endpoint}");
-    tokio::signal::ctrl_c().await?;
+    stop_signal().await?;
     tracing::info!("stopping");
     cloud.shutdown().await?;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Ctrl-C or SIGTERM (what `kill` and service managers send): both stop
+/// cleanly, saving the state file.
+async fn stop_signal() -> std::io::Result<()> {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        result = tokio::signal::ctrl_c() => result,
+        _ = term.recv() => Ok(()),
+    }
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use anyhow::Context;
 
 use crate::cpu::CpuAccount;
+use crate::ledger::{Ledger, MessageLedger, RequestLedger};
 use crate::plan::{self, LoadShape, Mode, ScenarioSpec};
 use crate::pricing::{host_architecture, log_retention_days, Pricing};
 use crate::recorder::{summarize, time_series, Recorder};
@@ -113,7 +114,9 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
         && ctx.opts.mode != Mode::Smoke
         && ctx.opts.target == TargetKind::Local
     {
-        records.extend(sweep::orders_sweep(&ctx).await);
+        let (mut swept, mut not_swept) = sweep::orders_sweep(&ctx).await;
+        records.append(&mut swept);
+        skipped.append(&mut not_swept);
     }
     let conduit_wanted = ["conduit-mixed", "conduit-capacity"]
         .iter()
@@ -126,13 +129,10 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
                 skipped.push(skip("conduit-mixed", &variant, reason));
                 continue;
             }
-            match conduit::conduit(&ctx, &variant).await {
-                Ok((mut recs, cap)) => {
-                    records.append(&mut recs);
-                    capacity.extend(cap);
-                }
-                Err(e) => skipped.push(failed("conduit-mixed", &variant, &e)),
-            }
+            let mut run = conduit::conduit(&ctx, &variant).await;
+            records.append(&mut run.records);
+            capacity.extend(run.capacity);
+            skipped.append(&mut run.not_run);
         }
     }
     let results = Results {
@@ -173,8 +173,15 @@ pub fn write_reports(results: &Results, out: &Path) -> anyhow::Result<()> {
 fn selected_orders(opts: &RunOptions) -> Vec<ScenarioSpec> {
     plan::orders_scenarios()
         .into_iter()
-        .filter(|s| opts.mode != Mode::Smoke || s.name == "orders-baseline")
+        // Smoke runs the baseline, and other scenarios only when named.
+        .filter(|s| {
+            opts.mode != Mode::Smoke
+                || s.name == "orders-baseline"
+                || opts.scenarios.contains(&s.name)
+        })
         .filter(|s| wants(&opts.scenarios, &s.name))
+        // Environments can be killed on the local cloud only.
+        .filter(|s| s.kill_rate.is_none() || opts.target == TargetKind::Local)
         .collect()
 }
 
@@ -229,6 +236,45 @@ fn deployed(ctx: &Bench, variant: &Variant) -> bool {
     match ctx.opts.target {
         TargetKind::Local => ctx.template_text.contains(&format!("\n  {}:", variant.api)),
         _ => ctx.opts.urls.contains_key(variant.api),
+    }
+}
+
+/// Requests sent against their outcomes and, for a queue path, its request
+/// queue's messages against processed, dead-lettered and still queued.
+fn run_ledger(
+    variant: &Variant,
+    sent: u64,
+    samples: &[crate::recorder::Sample],
+    metrics: &serde_json::Value,
+) -> Ledger {
+    let request_queue = variant.queues.iter().find(|q| q.ends_with("-requests"));
+    let ledger = Ledger {
+        requests: RequestLedger::of(sent, samples),
+        messages: request_queue.and_then(|q| MessageLedger::from_metrics(metrics, q)),
+    };
+    phase(&format!("{}: {}", variant.name, ledger.describe()));
+    ledger
+}
+
+/// The record of a run at `setting`, or why there is none (not deployed,
+/// the local cloud did not start, seeding or the load failed): every run
+/// that could not be measured becomes a `Skipped` in results.json and a row
+/// of the report, never only a printed line.
+fn record_or_skip(
+    scenario: &str,
+    variant: &Variant,
+    setting: &str,
+    run: anyhow::Result<Result<RunRecord, String>>,
+) -> Result<RunRecord, Skipped> {
+    let at = |reason: String| format!("{setting}: {reason}");
+    match run {
+        Ok(Ok(record)) => Ok(record),
+        Ok(Err(reason)) => Err(skip(scenario, variant, at(reason))),
+        Err(e) => {
+            let reason = at(format!("failed: {e:#}"));
+            phase(&format!("{scenario} / {}: {reason}", variant.name));
+            Err(skip(scenario, variant, reason))
+        }
     }
 }
 
@@ -294,6 +340,14 @@ async fn run_one(
                 parameter_overrides: overrides,
                 work_dir: &work_dir,
                 latency_profile: ctx.opts.latency_profile.as_deref(),
+                // The back ends: every function of the variant but its public API.
+                kill_rates: spec
+                    .kill_rate
+                    .map(|rate| {
+                        let back_ends = variant.functions.iter().skip(1);
+                        back_ends.map(|f| (f.to_string(), rate)).collect()
+                    })
+                    .unwrap_or_default(),
             };
             Some(LocalCloudProcess::start(launch).await?)
         }
@@ -319,6 +373,7 @@ async fn run_one(
         None => None,
     };
     let recorder = Arc::new(Recorder::new());
+
     let scenario = match variant.experiment {
         Experiment::Orders => scenarios::orders::scenario(spec.size.unwrap_or(5), recorder.clone()),
         Experiment::Conduit => {
@@ -331,9 +386,11 @@ async fn run_one(
     let goose_report = ctx.opts.out.join("goose").join(&slug);
     let load = runner::run(&label, &url, scenario, shape, recorder, &goose_report).await?;
     let summary = summarize(&load.samples, load.wall_s);
+    let mut ledger = None;
     let (metering, usage) = match (&cloud, before) {
         (Some(c), Some(before)) => {
             let after = c.metrics(&ctx.http).await?;
+            ledger = Some(run_ledger(variant, load.sent, &load.samples, &after));
             let restricted = metering::restrict(&metering::delta(&before, &after)?, variant);
             let figures = metering::figures(&restricted)?;
             let usage = metering::usage(&restricted, variant.name, summary.requests as f64)?;
@@ -420,6 +477,7 @@ async fn run_one(
         cpu,
         cost,
         goose_report: Some(format!("goose/{slug}.html")),
+        ledger,
     }))
 }
 
@@ -499,6 +557,35 @@ mod tests {
             "{error}"
         );
         assert!(error.to_string().contains("conduit-monolith"), "{error}");
+    }
+
+    #[test]
+    fn a_run_that_could_not_be_measured_is_kept_with_its_setting_and_reason() {
+        // GIVEN a sweep setting whose local cloud did not start, and a
+        // capacity step that was refused
+        let crashed = record_or_skip(
+            "orders-sweep",
+            &variants::ORDERS_QUEUE,
+            "OrdersQueueBatchSize=10",
+            Err(anyhow::anyhow!(
+                "localcloud exited before writing its endpoints"
+            )),
+        );
+        let refused = record_or_skip(
+            "conduit-capacity",
+            &variants::CONDUIT_MONOLITH,
+            "400 users",
+            Ok(Err("no URL".into())),
+        );
+        // THEN both are records of what did not run, naming setting and reason
+        let crashed = crashed.unwrap_err();
+        assert_eq!(crashed.scenario, "orders-sweep");
+        assert_eq!(crashed.variant, "orders-queue");
+        assert_eq!(
+            crashed.reason,
+            "OrdersQueueBatchSize=10: failed: localcloud exited before writing its endpoints"
+        );
+        assert_eq!(refused.unwrap_err().reason, "400 users: no URL");
     }
 
     #[test]

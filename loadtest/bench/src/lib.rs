@@ -6,6 +6,7 @@
 
 pub mod cpu;
 pub mod driver;
+pub mod ledger;
 pub mod metering;
 pub mod plan;
 pub mod pricing;

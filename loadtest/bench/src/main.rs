@@ -140,5 +140,11 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     println!("{}", bench::report::markdown::summary(&results));
     println!("results: {}", out.join("results.json").display());
     println!("report:  {}", out.join("report.html").display());
+    let unaccounted = results.unaccounted();
+    anyhow::ensure!(
+        unaccounted.is_empty(),
+        "requests or messages unaccounted for:\n{}",
+        unaccounted.join("\n")
+    );
     Ok(())
 }

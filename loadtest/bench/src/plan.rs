@@ -102,6 +102,10 @@ pub struct ScenarioSpec {
     pub size: Option<u32>,
     /// 1-7 s between requests for Conduit; none (closed loop) for orders.
     pub think_time_s: Option<(u64, u64)>,
+    /// Share of the back ends' invocations whose environment is killed
+    /// mid-invocation (`localcloud serve --kill-rate`); local target only.
+    #[serde(default)]
+    pub kill_rate: Option<f64>,
 }
 
 pub fn orders_scenarios() -> Vec<ScenarioSpec> {
@@ -111,6 +115,7 @@ pub fn orders_scenarios() -> Vec<ScenarioSpec> {
         shape: LoadShape::new(steps),
         size: Some(size),
         think_time_s: None,
+        kill_rate: None,
     };
     vec![
         orders("orders-baseline", &[(10, 5), (20, 5), (50, 15)], 5),
@@ -120,6 +125,16 @@ pub fn orders_scenarios() -> Vec<ScenarioSpec> {
             5,
         ),
         orders("orders-largepayload", &[(10, 5), (25, 10), (25, 15)], 100),
+        // Highload with 5% of the back ends' environments killed mid-request:
+        // what each path loses (nothing, the ledger must show).
+        ScenarioSpec {
+            kill_rate: Some(0.05),
+            ..orders(
+                "orders-faults",
+                &[(50, 5), (100, 5), (200, 10), (200, 10)],
+                5,
+            )
+        },
     ]
 }
 
@@ -131,6 +146,7 @@ pub fn conduit_scenario(users: u64) -> ScenarioSpec {
         shape: LoadShape::new(&[(users, 30), (users, 300)]),
         size: None,
         think_time_s: Some((1, 7)),
+        kill_rate: None,
     }
 }
 

@@ -5,6 +5,7 @@
 //! do not give percentiles over time; one sample per request does both.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -24,6 +25,8 @@ pub struct Sample {
 pub struct Recorder {
     started: Instant,
     samples: Mutex<Vec<Sample>>,
+    /// Requests begun, answered or not: the ledger's starting figure.
+    sent: AtomicU64,
     failure_reasons: Mutex<BTreeMap<String, u64>>,
 }
 
@@ -38,8 +41,18 @@ impl Recorder {
         Self {
             started: Instant::now(),
             samples: Mutex::new(Vec::new()),
+            sent: AtomicU64::new(0),
             failure_reasons: Mutex::new(BTreeMap::new()),
         }
+    }
+
+    /// Counts a request about to be sent.
+    pub fn sending(&self) {
+        self.sent.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn sent(&self) -> u64 {
+        self.sent.load(Ordering::Relaxed)
     }
 
     pub fn record(&self, latency_ms: f64, status: u16, failure: Option<String>) {

@@ -82,6 +82,9 @@ pub struct RunRecord {
     pub cost: Option<CostFigures>,
     /// Goose's own report, beside ours.
     pub goose_report: Option<String>,
+    /// Every request and request message accounted for (local target).
+    #[serde(default)]
+    pub ledger: Option<crate::ledger::Ledger>,
 }
 
 /// Every knob of the system under test for this run.
@@ -161,6 +164,22 @@ impl Results {
 
     pub fn from_json(text: &str) -> serde_json::Result<Self> {
         serde_json::from_str(text)
+    }
+
+    /// The runs whose ledger does not balance: requests or messages lost.
+    pub fn unaccounted(&self) -> Vec<String> {
+        self.records
+            .iter()
+            .filter_map(|r| {
+                let ledger = r.ledger.as_ref().filter(|l| l.lost() > 0)?;
+                Some(format!(
+                    "{} / {}: {}",
+                    r.scenario,
+                    r.variant,
+                    ledger.describe()
+                ))
+            })
+            .collect()
     }
 
     /// Variants in first-seen order.

@@ -106,3 +106,39 @@ fn variants_are_listed_once_in_order() {
         ]
     );
 }
+
+#[test]
+fn runs_whose_ledger_does_not_balance_are_named() {
+    use crate::ledger::{Ledger, RequestLedger};
+    let scenarios = crate::plan::orders_scenarios();
+    let baseline = &scenarios[0];
+    // GIVEN two runs, one of which lost a request
+    let mut balanced = crate::testdata::record(baseline, "orders-direct", 20.0, 0);
+    balanced.ledger = Some(Ledger {
+        requests: RequestLedger {
+            sent: 3,
+            ok: 3,
+            ..Default::default()
+        },
+        messages: None,
+    });
+    let mut lossy = crate::testdata::record(baseline, "orders-queue", 20.0, 0);
+    lossy.ledger = Some(Ledger {
+        requests: RequestLedger {
+            sent: 3,
+            ok: 2,
+            ..Default::default()
+        },
+        messages: None,
+    });
+    let mut results = crate::testdata::results();
+    results.records = vec![balanced, lossy];
+    // THEN only the lossy one is unaccounted for
+    let unaccounted = results.unaccounted();
+    assert_eq!(unaccounted.len(), 1);
+    assert!(
+        unaccounted[0].starts_with("orders-baseline / orders-queue: "),
+        "{unaccounted:?}"
+    );
+    assert!(unaccounted[0].ends_with("lost 1"), "{unaccounted:?}");
+}

@@ -19,6 +19,8 @@ const PROGRESS_EVERY: Duration = Duration::from_secs(5);
 
 pub struct LoadRun {
     pub samples: Vec<Sample>,
+    /// Requests begun, answered or not.
+    pub sent: u64,
     pub failure_reasons: std::collections::BTreeMap<String, u64>,
     pub wall_s: f64,
     /// CPU of this process during the attack: Goose and its HTTP client.
@@ -79,6 +81,7 @@ pub async fn run(
         .with_context(|| format!("goose attack {label}"))?;
     Ok(LoadRun {
         samples: recorder.samples(),
+        sent: recorder.sent(),
         failure_reasons: recorder.failure_reasons(),
         wall_s,
         load_generator_cpu_ms,

@@ -78,6 +78,8 @@ pub struct LocalLaunch<'a> {
     pub work_dir: &'a Path,
     /// `localcloud serve --latency-profile`.
     pub latency_profile: Option<&'a Path>,
+    /// `localcloud serve --kill-rate FUNCTION=RATE`, by logical id.
+    pub kill_rates: Vec<(String, f64)>,
 }
 
 /// The binaries a template needs: the emulator and every function's
@@ -138,6 +140,9 @@ impl LocalCloudProcess {
             )?));
         if let Some(profile) = launch.latency_profile {
             command.arg("--latency-profile").arg(profile);
+        }
+        for (function, rate) in &launch.kill_rates {
+            command.arg("--kill-rate").arg(format!("{function}={rate}"));
         }
         if !launch.parameter_overrides.is_empty() {
             command.arg("--parameter-overrides");

@@ -180,6 +180,7 @@ pub fn record(spec: &ScenarioSpec, variant: &str, ok_latency: f64, failures: usi
             BTreeMap::new()
         },
         series: time_series(&s, 1000),
+        ledger: None,
         cpu: CpuAccount::new(
             metering.functions_cpu_ms(),
             metering.localcloud_cpu_ms,

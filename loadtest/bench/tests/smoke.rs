@@ -98,3 +98,51 @@ fn smoke_run_serves_both_orders_paths_and_writes_the_reports() {
     // AND progress was shown phase by phase
     assert!(stderr.contains("starting the local cloud"), "{stderr}");
 }
+
+#[test]
+fn smoke_fault_run_accounts_for_every_request_and_message_on_both_orders_paths() {
+    // GIVEN the orders paths with 5% of their back ends' environments killed
+    let template = workspace().join("template.yaml");
+    let binaries = binaries_dir(&std::fs::read_to_string(&template).unwrap());
+    let out = tempfile::tempdir().unwrap();
+    // WHEN the fault scenario runs (seconds of load; killed queue requests
+    // wait out the caller's 25 s)
+    let output = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(["run", "--smoke", "--no-sweep", "--no-capacity"])
+        .args(["--scenario", "orders-faults"])
+        .arg("--template")
+        .arg(&template)
+        .arg("--binaries-dir")
+        .arg(&binaries)
+        .arg("--out")
+        .arg(out.path())
+        .current_dir(workspace())
+        .output()
+        .unwrap();
+    // THEN the run succeeds, which it does only when nothing is lost
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "bench failed: {stderr}");
+    let results =
+        Results::from_json(&std::fs::read_to_string(out.path().join("results.json")).unwrap())
+            .unwrap();
+    assert_eq!(results.variants(), ["orders-direct", "orders-queue"]);
+    for record in &results.records {
+        let ledger = record.ledger.as_ref().expect("local runs keep a ledger");
+        let r = &ledger.requests;
+        assert!(r.sent > 0);
+        assert_eq!(
+            r.ok + r.failed + r.timed_out,
+            r.sent,
+            "{}",
+            ledger.describe()
+        );
+        assert_eq!(ledger.lost(), 0, "{}", ledger.describe());
+    }
+    let queue = results.records.iter().find(|r| r.variant == "orders-queue");
+    let messages = queue.unwrap().ledger.as_ref().unwrap().messages.clone();
+    let messages = messages.expect("the queue path's request queue is in the ledger");
+    assert_eq!(messages.queue, "bench-orders-requests");
+    assert_eq!(messages.lost(), 0);
+    let summary = std::fs::read_to_string(out.path().join("summary.md")).unwrap();
+    assert!(summary.contains("### Ledger"), "{summary}");
+}

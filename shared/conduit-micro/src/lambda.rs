@@ -3,18 +3,17 @@
 //! requests by direct Invoke, and SQS batches of internal requests (queue
 //! transport), answered concurrently with partial batch failure.
 
-use aws_lambda_events::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent};
+use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent};
 use conduit::auth::Tokens;
 use conduit::store::dynamo::{DynamoArticles, DynamoComments, DynamoFollows, DynamoUsers};
 use conduit::{ApiResponse, App};
-use futures::future::join_all;
 use lambda_runtime::{service_fn, Diagnostic, LambdaEvent};
 use serde_json::{json, Value};
 use std::sync::Arc;
-use transport::{AnyTransport, InvokeTransport, RequestReply, RequestReplyConfig};
+use transport::AnyTransport;
 
 use crate::owner::{Owned, OwnerError};
-use crate::settings::{Settings, TransportSettings};
+use crate::settings::Settings;
 use crate::{compose, Connections, Service};
 
 /// What arrived, told apart by the event's shape.
@@ -87,29 +86,13 @@ impl ServiceFunction {
     /// Answers every request of the batch concurrently; a request whose reply
     /// could not be sent is reported as a batch item failure (retried, then DLQ).
     pub async fn answer_batch(&self, batch: SqsEvent) -> SqsBatchResponse {
-        let outcomes = join_all(batch.records.into_iter().map(|record| async move {
-            let id = record.message_id.unwrap_or_default();
-            let body = record.body.unwrap_or_default();
-            let result = transport::worker::answer(&self.sqs, &body, |payload| async move {
-                self.owned.answer_json(payload).await.map_err(|e| {
-                    log_owner_error(&e);
-                    (e.error_type().to_string(), e.to_string())
-                })
+        transport::worker::answer_batch(&self.sqs, batch, |payload| async move {
+            self.owned.answer_json(payload).await.map_err(|e| {
+                log_owner_error(&e);
+                (e.error_type().to_string(), e.to_string())
             })
-            .await;
-            (id, result)
-        }))
-        .await;
-        let mut response = SqsBatchResponse::default();
-        for (id, result) in outcomes {
-            if let Err(e) = result {
-                tracing::warn!(message_id = id, "request not answered, left for retry: {e}");
-                let mut failure = BatchItemFailure::default();
-                failure.item_identifier = id;
-                response.batch_item_failures.push(failure);
-            }
-        }
-        response
+        })
+        .await
     }
 }
 
@@ -157,49 +140,18 @@ pub fn dynamo_store(service: Service, client: aws_sdk_dynamodb::Client, table: &
 pub fn connections(
     settings: &Settings,
     config: &aws_config::SdkConfig,
-    sqs: &aws_sdk_sqs::Client,
 ) -> Connections<AnyTransport> {
     let Some(transport) = &settings.transport else {
         return Connections::default();
     };
-    let timeout = settings.call_timeout;
-    match transport {
-        TransportSettings::Invoke {
-            functions,
-            max_attempts,
-        } => {
-            let client = InvokeTransport::client(config, *max_attempts, timeout);
-            Connections::for_service(settings.service, |owner| {
-                let function = lookup(functions, owner);
-                Arc::new(AnyTransport::Invoke(InvokeTransport::new(
-                    client.clone(),
-                    function,
-                )))
-            })
-        }
-        TransportSettings::Queue {
-            queues,
-            reply_queue_prefix,
-        } => Connections::for_service(settings.service, |owner| {
-            Arc::new(AnyTransport::Queue(RequestReply::new(
-                sqs.clone(),
-                RequestReplyConfig {
-                    request_queue_url: lookup(queues, owner),
-                    reply_queue_prefix: format!("{reply_queue_prefix}{owner}-"),
-                    wait_limit: timeout,
-                    stale_after: std::time::Duration::from_secs(3600),
-                },
-            )))
-        }),
-    }
-}
-
-fn lookup(pairs: &[(Service, String)], owner: Service) -> String {
-    pairs
-        .iter()
-        .find(|(s, _)| *s == owner)
-        .map(|(_, v)| v.clone())
-        .unwrap_or_default()
+    let mut transports = transport.transports(config);
+    Connections::for_service(settings.service, |owner| {
+        Arc::new(
+            transports
+                .remove(owner.name())
+                .expect("the settings name every owner called"),
+        )
+    })
 }
 
 /// The whole `main` of a service's function.
@@ -215,7 +167,7 @@ pub async fn run(service: Service) -> Result<(), lambda_runtime::Error> {
         aws_sdk_dynamodb::Client::new(&config),
         &settings.table,
     );
-    let connections = connections(&settings, &config, &sqs);
+    let connections = connections(&settings, &config);
     let function = ServiceFunction {
         app: compose(&owned, &connections, tokens),
         owned,

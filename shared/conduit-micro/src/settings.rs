@@ -2,43 +2,16 @@
 //!
 //! - `JWT_SECRET`: the token key (read by `conduit::auth::Tokens`);
 //! - the own table: `USERS_TABLE`, `FOLLOWS_TABLE`, `ARTICLES_TABLE` or `COMMENTS_TABLE`;
-//! - `TRANSPORT` = `invoke` or `queue` (not needed by users, which calls nobody);
-//! - invoke: `<OWNER>_FUNCTION` per owner called, `INVOKE_MAX_ATTEMPTS` (default 1);
-//! - queue: `<OWNER>_QUEUE_URL` per owner called, `REPLY_QUEUE_PREFIX`
-//!   (the reply queue to owner X is named `<prefix><x>-<random>`);
-//! - `CALL_TIMEOUT_MS` (default 5000): how long one internal call may take.
+//! - how the owners it calls are reached, in the shared transport scheme
+//!   ([`transport::settings`]), with the owners' names as callees
+//!   (`USERS_FUNCTION`, `PROFILES_QUEUE_URL`...); not needed by users, which
+//!   calls nobody.
 
-use std::time::Duration;
+use transport::settings::required;
+pub use transport::settings::SettingsError;
+use transport::TransportSettings;
 
 use crate::Service;
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SettingsError {
-    #[error("{0} is not set")]
-    Missing(String),
-    #[error("{name} must be {expected}, got {value:?}")]
-    Invalid {
-        name: String,
-        expected: &'static str,
-        value: String,
-    },
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TransportSettings {
-    /// Synchronous Invoke of each owner's function.
-    Invoke {
-        /// (owner, function name) for every owner called.
-        functions: Vec<(Service, String)>,
-        max_attempts: u32,
-    },
-    /// Request/reply over each owner's request queue.
-    Queue {
-        /// (owner, request queue URL) for every owner called.
-        queues: Vec<(Service, String)>,
-        reply_queue_prefix: String,
-    },
-}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
@@ -46,7 +19,6 @@ pub struct Settings {
     pub table: String,
     /// `None` for a service that calls nobody.
     pub transport: Option<TransportSettings>,
-    pub call_timeout: Duration,
 }
 
 impl Settings {
@@ -59,18 +31,16 @@ impl Settings {
         get: impl Fn(&str) -> Option<String>,
     ) -> Result<Self, SettingsError> {
         let table = required(&get, table_variable(service))?;
-        let call_timeout = Duration::from_millis(number(&get, "CALL_TIMEOUT_MS", 5_000)?);
-        let owners = service.dependencies();
+        let owners: Vec<&str> = service.dependencies().iter().map(|s| s.name()).collect();
         let transport = if owners.is_empty() {
             None
         } else {
-            Some(transport(&get, owners)?)
+            Some(TransportSettings::from_lookup(&get, &owners)?)
         };
         Ok(Self {
             service,
             table,
             transport,
-            call_timeout,
         })
     }
 }
@@ -85,62 +55,11 @@ pub fn table_variable(service: Service) -> &'static str {
     }
 }
 
-fn transport(
-    get: &impl Fn(&str) -> Option<String>,
-    owners: &[Service],
-) -> Result<TransportSettings, SettingsError> {
-    let per_owner = |suffix: &str| -> Result<Vec<(Service, String)>, SettingsError> {
-        owners
-            .iter()
-            .map(|&owner| {
-                let name = format!("{}_{suffix}", owner.name().to_uppercase());
-                required(get, &name).map(|value| (owner, value))
-            })
-            .collect()
-    };
-    match get("TRANSPORT").as_deref() {
-        Some("invoke") => Ok(TransportSettings::Invoke {
-            functions: per_owner("FUNCTION")?,
-            max_attempts: number(get, "INVOKE_MAX_ATTEMPTS", 1)?.max(1) as u32,
-        }),
-        Some("queue") => Ok(TransportSettings::Queue {
-            queues: per_owner("QUEUE_URL")?,
-            reply_queue_prefix: required(get, "REPLY_QUEUE_PREFIX")?,
-        }),
-        Some(other) => Err(SettingsError::Invalid {
-            name: "TRANSPORT".into(),
-            expected: "invoke or queue",
-            value: other.into(),
-        }),
-        None => Err(SettingsError::Missing("TRANSPORT".into())),
-    }
-}
-
-fn required(get: &impl Fn(&str) -> Option<String>, name: &str) -> Result<String, SettingsError> {
-    get(name)
-        .filter(|v| !v.is_empty())
-        .ok_or_else(|| SettingsError::Missing(name.into()))
-}
-
-fn number(
-    get: &impl Fn(&str) -> Option<String>,
-    name: &str,
-    default: u64,
-) -> Result<u64, SettingsError> {
-    match get(name) {
-        None => Ok(default),
-        Some(value) => value.parse().map_err(|_| SettingsError::Invalid {
-            name: name.into(),
-            expected: "a whole number",
-            value,
-        }),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::collections::HashMap;
+    use transport::Via;
 
     fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
         let map: HashMap<String, String> = pairs
@@ -155,7 +74,6 @@ mod tests {
         let settings = Settings::from_lookup(Service::Users, env(&[("USERS_TABLE", "u")])).unwrap();
         assert_eq!(settings.table, "u");
         assert_eq!(settings.transport, None);
-        assert_eq!(settings.call_timeout, Duration::from_secs(5));
     }
 
     #[test]
@@ -172,12 +90,12 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            settings.transport,
-            Some(TransportSettings::Invoke {
+            settings.transport.map(|t| t.via),
+            Some(Via::Invoke {
                 functions: vec![
-                    (Service::Users, "fu".into()),
-                    (Service::Profiles, "fp".into()),
-                    (Service::Articles, "fa".into()),
+                    ("users".into(), "fu".into()),
+                    ("profiles".into(), "fp".into()),
+                    ("articles".into(), "fa".into()),
                 ],
                 max_attempts: 1,
             })
@@ -185,7 +103,7 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_queue_or_unknown_transport_is_named_in_the_error() {
+    fn a_missing_queue_is_named_in_the_error() {
         let err = Settings::from_lookup(
             Service::Profiles,
             env(&[
@@ -196,15 +114,5 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err, SettingsError::Missing("USERS_QUEUE_URL".into()));
-        let err = Settings::from_lookup(
-            Service::Profiles,
-            env(&[("FOLLOWS_TABLE", "f"), ("TRANSPORT", "pigeon")]),
-        )
-        .unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("TRANSPORT must be invoke or queue"),
-            "{err}"
-        );
     }
 }

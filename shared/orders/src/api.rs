@@ -80,36 +80,15 @@ fn respond(status: u16, body: serde_json::Value) -> Response<Body> {
         .expect("static response parts are valid")
 }
 
-/// The transport the settings ask for, built once per execution environment.
+/// The transport to the back end the settings ask for, built once per
+/// execution environment.
 pub fn transport_for(
     settings: &crate::settings::ApiSettings,
     config: &aws_config::SdkConfig,
 ) -> transport::AnyTransport {
-    use crate::settings::Path;
-    match &settings.path {
-        Path::Direct {
-            function,
-            max_attempts,
-            timeout,
-        } => {
-            let client = transport::InvokeTransport::client(config, *max_attempts, *timeout);
-            transport::AnyTransport::Invoke(transport::InvokeTransport::new(
-                client,
-                function.clone(),
-            ))
-        }
-        Path::Queue {
-            request_queue_url,
-            reply_queue_prefix,
-            wait_limit,
-        } => transport::AnyTransport::Queue(transport::RequestReply::new(
-            aws_sdk_sqs::Client::new(config),
-            transport::RequestReplyConfig {
-                request_queue_url: request_queue_url.clone(),
-                reply_queue_prefix: reply_queue_prefix.clone(),
-                wait_limit: *wait_limit,
-                stale_after: std::time::Duration::from_secs(3600),
-            },
-        )),
-    }
+    settings
+        .transport
+        .transports(config)
+        .remove(crate::settings::BACKEND)
+        .expect("the settings name the back end")
 }

@@ -1,40 +1,21 @@
 //! Every knob of the orders experiment, read from the function's environment
-//! (set by `template.yaml`), with the defaults the experiment documents.
+//! (set by `template.yaml`), with the defaults the experiment documents. How
+//! the API reaches the back end is the shared transport scheme
+//! ([`transport::settings`]) with one callee, `backend`.
 
 use std::time::Duration;
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SettingsError {
-    #[error("{0} is not set")]
-    Missing(&'static str),
-    #[error("{name} must be {expected}, got {value:?}")]
-    Invalid {
-        name: &'static str,
-        expected: &'static str,
-        value: String,
-    },
-}
+pub use transport::settings::SettingsError;
+use transport::settings::{number, required};
+use transport::TransportSettings;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Path {
-    /// `orders-direct`: synchronous Invoke of `function`.
-    Direct {
-        function: String,
-        max_attempts: u32,
-        timeout: Duration,
-    },
-    /// `orders-queue`: request to `request_queue_url`, reply on a queue per environment.
-    Queue {
-        request_queue_url: String,
-        reply_queue_prefix: String,
-        wait_limit: Duration,
-    },
-}
+/// The name the API gives the back end: `BACKEND_FUNCTION`, `BACKEND_QUEUE_URL`.
+pub const BACKEND: &str = "backend";
 
 /// The public API function's settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiSettings {
-    pub path: Path,
+    pub transport: TransportSettings,
 }
 
 /// The back end's settings.
@@ -50,31 +31,10 @@ impl ApiSettings {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
 
-    /// `ORDERS_PATH` = `direct` (with `BACKEND_FUNCTION`, `INVOKE_MAX_ATTEMPTS`
-    /// default 1, `INVOKE_TIMEOUT_MS` default 25000) or `queue` (with
-    /// `REQUEST_QUEUE_URL`, `REPLY_QUEUE_PREFIX`, `REPLY_WAIT_MS` default 25000).
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Self, SettingsError> {
-        let path = match get("ORDERS_PATH").as_deref() {
-            Some("direct") => Path::Direct {
-                function: required(&get, "BACKEND_FUNCTION")?,
-                max_attempts: number(&get, "INVOKE_MAX_ATTEMPTS", 1)? as u32,
-                timeout: Duration::from_millis(number(&get, "INVOKE_TIMEOUT_MS", 25_000)?),
-            },
-            Some("queue") => Path::Queue {
-                request_queue_url: required(&get, "REQUEST_QUEUE_URL")?,
-                reply_queue_prefix: required(&get, "REPLY_QUEUE_PREFIX")?,
-                wait_limit: Duration::from_millis(number(&get, "REPLY_WAIT_MS", 25_000)?),
-            },
-            Some(other) => {
-                return Err(SettingsError::Invalid {
-                    name: "ORDERS_PATH",
-                    expected: "direct or queue",
-                    value: other.to_string(),
-                })
-            }
-            None => return Err(SettingsError::Missing("ORDERS_PATH")),
-        };
-        Ok(Self { path })
+        Ok(Self {
+            transport: TransportSettings::from_lookup(&get, &[BACKEND])?,
+        })
     }
 }
 
@@ -92,34 +52,11 @@ impl BackendSettings {
     }
 }
 
-fn required(
-    get: &impl Fn(&str) -> Option<String>,
-    name: &'static str,
-) -> Result<String, SettingsError> {
-    get(name)
-        .filter(|v| !v.is_empty())
-        .ok_or(SettingsError::Missing(name))
-}
-
-fn number(
-    get: &impl Fn(&str) -> Option<String>,
-    name: &'static str,
-    default: u64,
-) -> Result<u64, SettingsError> {
-    match get(name) {
-        None => Ok(default),
-        Some(value) => value.parse().map_err(|_| SettingsError::Invalid {
-            name,
-            expected: "a whole number",
-            value,
-        }),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::collections::HashMap;
+    use transport::Via;
 
     fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
         let map: HashMap<String, String> = pairs
@@ -130,50 +67,23 @@ mod tests {
     }
 
     #[test]
-    fn direct_path_defaults_to_one_attempt_so_throttles_surface() {
+    fn the_api_calls_the_back_end_by_its_function_name() {
         let settings = ApiSettings::from_lookup(env(&[
-            ("ORDERS_PATH", "direct"),
-            ("BACKEND_FUNCTION", "backend"),
+            ("TRANSPORT", "invoke"),
+            ("BACKEND_FUNCTION", "backend-fn"),
         ]))
         .unwrap();
         assert_eq!(
-            settings.path,
-            Path::Direct {
-                function: "backend".into(),
+            settings.transport.via,
+            Via::Invoke {
+                functions: vec![(BACKEND.into(), "backend-fn".into())],
                 max_attempts: 1,
-                timeout: Duration::from_secs(25)
             }
         );
     }
 
     #[test]
-    fn queue_path_needs_its_queue_and_prefix() {
-        let err = ApiSettings::from_lookup(env(&[
-            ("ORDERS_PATH", "queue"),
-            ("REPLY_QUEUE_PREFIX", "p-"),
-        ]))
-        .unwrap_err();
-        assert_eq!(err, SettingsError::Missing("REQUEST_QUEUE_URL"));
-        let ok = ApiSettings::from_lookup(env(&[
-            ("ORDERS_PATH", "queue"),
-            ("REQUEST_QUEUE_URL", "http://q"),
-            ("REPLY_QUEUE_PREFIX", "p-"),
-            ("REPLY_WAIT_MS", "1000"),
-        ]))
-        .unwrap();
-        assert!(
-            matches!(ok.path, Path::Queue { wait_limit, .. } if wait_limit == Duration::from_secs(1))
-        );
-    }
-
-    #[test]
-    fn unknown_path_and_bad_numbers_are_named_in_the_error() {
-        let err = ApiSettings::from_lookup(env(&[("ORDERS_PATH", "carrier-pigeon")])).unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("ORDERS_PATH must be direct or queue"),
-            "{err}"
-        );
+    fn bad_numbers_are_named_in_the_error() {
         let err = BackendSettings::from_lookup(env(&[
             ("ORDERS_TABLE", "t"),
             ("ORDERS_DELAY_MS", "slow"),

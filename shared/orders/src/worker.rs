@@ -3,11 +3,10 @@
 //! (see [`transport::worker`]), answered concurrently, with partial batch
 //! failure so that one bad request does not retry its neighbours.
 
-use aws_lambda_events::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent};
-use futures::future::join_all;
+use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use transport::worker::answer;
+use transport::worker::answer_batch;
 
 use crate::backend::{BackendError, OrdersBackend};
 
@@ -59,40 +58,24 @@ pub async fn handle_batch(
     sqs: &aws_sdk_sqs::Client,
     batch: SqsEvent,
 ) -> SqsBatchResponse {
-    let outcomes = join_all(batch.records.into_iter().map(|record| async move {
-        let id = record.message_id.clone().unwrap_or_default();
-        let body = record.body.unwrap_or_default();
-        let result = answer(sqs, &body, |payload| async move {
-            let request: OrdersRequest = serde_json::from_value(payload).map_err(|e| {
-                (
-                    "BadRequest".to_string(),
-                    format!("expected {{\"size\": N}}: {e}"),
-                )
-            })?;
-            match backend.get_orders(request.size).await {
-                Ok(orders) => Ok(json!(orders)),
-                Err(BackendError::BadRequest(message)) => Err(("BadRequest".to_string(), message)),
-                Err(e) => {
-                    tracing::error!("orders back end failed: {e}");
-                    Err((
-                        "BackendFailure".to_string(),
-                        "the orders back end failed".to_string(),
-                    ))
-                }
+    answer_batch(sqs, batch, |payload| async move {
+        let request: OrdersRequest = serde_json::from_value(payload).map_err(|e| {
+            (
+                "BadRequest".to_string(),
+                format!("expected {{\"size\": N}}: {e}"),
+            )
+        })?;
+        match backend.get_orders(request.size).await {
+            Ok(orders) => Ok(json!(orders)),
+            Err(BackendError::BadRequest(message)) => Err(("BadRequest".to_string(), message)),
+            Err(e) => {
+                tracing::error!("orders back end failed: {e}");
+                Err((
+                    "BackendFailure".to_string(),
+                    "the orders back end failed".to_string(),
+                ))
             }
-        })
-        .await;
-        (id, result)
-    }))
-    .await;
-    let mut response = SqsBatchResponse::default();
-    for (id, result) in outcomes {
-        if let Err(e) = result {
-            tracing::warn!(message_id = id, "request not answered, left for retry: {e}");
-            let mut failure = BatchItemFailure::default();
-            failure.item_identifier = id;
-            response.batch_item_failures.push(failure);
         }
-    }
-    response
+    })
+    .await
 }

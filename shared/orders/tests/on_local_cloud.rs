@@ -152,20 +152,95 @@ async fn at_the_cap_the_direct_path_throttles_and_the_queue_path_queues_without_
         lambda["local-OrdersBackendFunction"]["throttles"], throttled as u64,
         "{lambda}"
     );
-    // The event source mapping deletes a message after its invocation returns,
-    // which can be just after the reply reached the caller: wait for it (bounded).
-    let request_queue = || {
-        serde_json::to_value(cloud.sqs().metrics()).unwrap()["queues"]
-            ["arn:aws:sqs:us-east-1:000000000000:local-orders-requests"]
-            .clone()
-    };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while request_queue()["messages_deleted"] != 13 && std::time::Instant::now() < deadline {
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    let requests = request_queue();
+    // (the event source deletes a batch just after its reply went out)
+    let requests = settled_request_queue(&cloud).await;
     assert_eq!(requests["messages_sent"], 13, "{requests}");
     assert_eq!(requests["messages_deleted"], 13, "{requests}");
     assert_eq!(requests["messages_moved_to_dlq"], 0, "{requests}");
     cloud.shutdown().await.unwrap();
+}
+
+/// The request queue's metrics once no message is in flight (at most 5 s).
+async fn settled_request_queue(cloud: &LocalCloud) -> Value {
+    let started = std::time::Instant::now();
+    loop {
+        let sqs = serde_json::to_value(cloud.sqs().metrics()).unwrap();
+        let requests =
+            sqs["queues"]["arn:aws:sqs:us-east-1:000000000000:local-orders-requests"].clone();
+        let in_flight = requests["approximate_number_of_messages_not_visible"].as_u64();
+        if in_flight == Some(0) || started.elapsed() > std::time::Duration::from_secs(5) {
+            return requests;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// Kills `n` of `function`'s environments, each while it holds an invocation
+/// (whenever they come: an event source may start its batches one by one).
+async fn kill_when_busy(cloud: &LocalCloud, function: &str, n: usize) -> usize {
+    let lambda = &cloud.stack().unwrap().lambda;
+    let started = std::time::Instant::now();
+    let mut killed = 0;
+    while killed < n {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(15),
+            "{function}: only {killed} of {n} invocations came to be killed"
+        );
+        killed += lambda.kill_busy(function, n - killed).unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    killed
+}
+
+#[tokio::test]
+async fn environments_killed_mid_request_lose_nothing_on_either_path() {
+    // GIVEN both paths with back ends of 2 environments taking 2 s per request
+    let (cloud, _logs) = start(&[
+        ("OrdersDelayMs", "2000"),
+        ("OrdersBackendConcurrency", "2"),
+        ("OrdersQueueMaxConcurrency", "2"),
+    ])
+    .await;
+    let (direct, queue) = urls(&cloud);
+    assert_eq!(get(&format!("{direct}/orders/1")).await.0, 200);
+    assert_eq!(get(&format!("{queue}/orders/1")).await.0, 200);
+
+    // WHEN 2 requests arrive on each path and one back-end environment of
+    // each is killed while it holds its request
+    let direct_burst = tokio::spawn(burst_owned(format!("{direct}/orders/5"), 2));
+    let queue_burst = tokio::spawn(burst_owned(format!("{queue}/orders/5"), 2));
+    tokio::join!(
+        kill_when_busy(&cloud, "local-OrdersBackendFunction", 2),
+        kill_when_busy(&cloud, "local-OrdersWorkerFunction", 2),
+    );
+    let direct_statuses = direct_burst.await.unwrap();
+    let queue_statuses = queue_burst.await.unwrap();
+
+    // THEN on the direct path the callers get the back end's failure (502,
+    // from the Runtime.ExitError Invoke returned), never a wrong answer
+    assert_eq!(direct_statuses, [502, 502], "{direct_statuses:?}");
+    // AND on the queue path the callers time out (504): their requests are
+    // hidden for the queue's visibility timeout, to be retried
+    assert_eq!(queue_statuses, [504, 504], "{queue_statuses:?}");
+    // AND every request message is accounted for: processed, dead-lettered
+    // or still in the queue
+    let sqs = serde_json::to_value(cloud.sqs().metrics()).unwrap();
+    let requests = &sqs["queues"]["arn:aws:sqs:us-east-1:000000000000:local-orders-requests"];
+    let count = |field: &str| requests[field].as_u64().unwrap();
+    assert_eq!(count("messages_sent"), 3, "{requests}");
+    assert_eq!(
+        count("messages_deleted")
+            + count("messages_moved_to_dlq")
+            + count("approximate_number_of_messages")
+            + count("approximate_number_of_messages_not_visible")
+            + count("approximate_number_of_messages_delayed"),
+        3,
+        "{requests}"
+    );
+    assert_eq!(count("approximate_number_of_messages_not_visible"), 2);
+    cloud.shutdown().await.unwrap();
+}
+
+async fn burst_owned(url: String, n: usize) -> Vec<u16> {
+    burst(&url, n).await
 }

@@ -7,16 +7,19 @@
 //!   reply comes back on a reply queue that belongs to this execution
 //!   environment, so it reaches exactly the waiting caller.
 //!
-//! The worker side of the queue transport is in [`worker`].
+//! Which transport a function uses, and to whom, is read from its environment
+//! by [`settings`]; the worker side of the queue transport is in [`worker`].
 
 pub mod envelope;
 pub mod invoke;
 pub mod reply;
+pub mod settings;
 pub mod worker;
 
 pub use envelope::{Reply, ReplyOutcome, Request};
 pub use invoke::InvokeTransport;
 pub use reply::{RequestReply, RequestReplyConfig};
+pub use settings::{SettingsError, TransportSettings, Via};
 
 use serde_json::Value;
 

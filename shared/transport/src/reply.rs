@@ -73,6 +73,10 @@ impl RequestReply {
         }
     }
 
+    pub fn config(&self) -> &RequestReplyConfig {
+        &self.inner.config
+    }
+
     /// The reply queue of this environment, if created yet.
     pub fn reply_queue_url(&self) -> Option<&str> {
         self.inner.reply_queue.get().map(String::as_str)

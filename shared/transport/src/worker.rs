@@ -3,7 +3,9 @@
 
 use std::future::Future;
 
+use aws_lambda_events::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent};
 use aws_sdk_sqs::Client;
+use futures::future::join_all;
 use serde_json::Value;
 
 use crate::envelope::{now_ms, Reply, ReplyOutcome, Request};
@@ -60,4 +62,32 @@ where
             ))
         })?;
     Ok(Answered::Replied)
+}
+
+/// Answers every request of an SQS batch concurrently with `handler`. A
+/// request that could not be answered (malformed, or its reply not sent) is
+/// reported as a batch item failure, so that only it is retried and, after
+/// `maxReceiveCount` receives, moved to the dead-letter queue.
+pub async fn answer_batch<F, Fut>(sqs: &Client, batch: SqsEvent, handler: F) -> SqsBatchResponse
+where
+    F: Fn(Value) -> Fut,
+    Fut: Future<Output = Result<Value, (String, String)>>,
+{
+    let handler = &handler;
+    let outcomes = join_all(batch.records.into_iter().map(|record| async move {
+        let id = record.message_id.unwrap_or_default();
+        let body = record.body.unwrap_or_default();
+        (id, answer(sqs, &body, handler).await)
+    }))
+    .await;
+    let mut response = SqsBatchResponse::default();
+    for (id, result) in outcomes {
+        if let Err(e) = result {
+            tracing::warn!(message_id = id, "request not answered, left for retry: {e}");
+            let mut failure = BatchItemFailure::default();
+            failure.item_identifier = id;
+            response.batch_item_failures.push(failure);
+        }
+    }
+    response
 }

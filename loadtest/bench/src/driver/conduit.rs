@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::{phase, run_one, wants, Bench, REGION};
+use super::{phase, record_or_skip, run_one, wants, Bench, REGION};
 use crate::plan::{self, LoadShape, Mode, ScenarioSpec};
-use crate::results::{CapacityResult, RecordKind, RunRecord};
+use crate::results::{CapacityResult, RecordKind, RunRecord, Skipped};
 use crate::sla::{users_held, CapacitySearch, CapacityStep, Sla};
 use crate::target::LocalCloudProcess;
 use crate::variants::Variant;
@@ -67,24 +67,36 @@ pub(super) async fn seed_conduit(
     Ok(())
 }
 
-/// The Conduit mix at a steady load, then the capacity search.
-pub(super) async fn conduit(
-    ctx: &Bench,
-    variant: &Variant,
-) -> anyhow::Result<(Vec<RunRecord>, Option<CapacityResult>)> {
-    let mut records = Vec::new();
+/// What one Conduit variant's runs gave: records, the capacity search's
+/// result, and every run that could not be measured, with its reason.
+pub(super) struct ConduitRuns {
+    pub records: Vec<RunRecord>,
+    pub capacity: Option<CapacityResult>,
+    pub not_run: Vec<Skipped>,
+}
+
+/// The Conduit mix at a steady load, then the capacity search. A step that
+/// cannot run ends the search (nothing can be said above it) and is kept.
+pub(super) async fn conduit(ctx: &Bench, variant: &Variant) -> ConduitRuns {
+    let mut runs = ConduitRuns {
+        records: Vec::new(),
+        capacity: None,
+        not_run: Vec::new(),
+    };
     let steps_users = plan::capacity_steps(ctx.opts.mode);
     let spec = plan::conduit_scenario(steps_users[0]);
     let shape = plan::conduit_shape(&spec, ctx.opts.mode);
     if wants(&ctx.opts.scenarios, "conduit-mixed") {
         let defaults = BTreeMap::new();
-        let run = run_one(ctx, RecordKind::Scenario, &spec, &shape, variant, &defaults);
-        if let Ok(record) = run.await? {
-            records.push(record);
+        let run = run_one(ctx, RecordKind::Scenario, &spec, &shape, variant, &defaults).await;
+        let setting = format!("{} users", steps_users[0]);
+        match record_or_skip(&spec.name, variant, &setting, run) {
+            Ok(record) => runs.records.push(record),
+            Err(skipped) => runs.not_run.push(skipped),
         }
     }
     if !ctx.opts.capacity || !wants(&ctx.opts.scenarios, "conduit-capacity") {
-        return Ok((records, None));
+        return runs;
     }
     let step_seconds = if ctx.opts.mode == Mode::Full { 300 } else { 20 };
     let mut steps = Vec::new();
@@ -95,17 +107,14 @@ pub(super) async fn conduit(
             ..plan::conduit_scenario(users)
         };
         let shape = LoadShape::new(&[(users, step_seconds / 4), (users, step_seconds)]);
-        let Ok(record) = run_one(
-            ctx,
-            RecordKind::Capacity,
-            &spec,
-            &shape,
-            variant,
-            &BTreeMap::new(),
-        )
-        .await?
-        else {
-            break;
+        let defaults = BTreeMap::new();
+        let run = run_one(ctx, RecordKind::Capacity, &spec, &shape, variant, &defaults).await;
+        let record = match record_or_skip(&spec.name, variant, &format!("{users} users"), run) {
+            Ok(record) => record,
+            Err(skipped) => {
+                runs.not_run.push(skipped);
+                break;
+            }
         };
         let violations = Sla::default().violations(&record.summary);
         let held = violations.is_empty();
@@ -124,7 +133,7 @@ pub(super) async fn conduit(
             violations,
             summary: record.summary.clone(),
         });
-        records.push(record);
+        runs.records.push(record);
     }
     let result = CapacityResult {
         variant: variant.name.into(),
@@ -132,5 +141,6 @@ pub(super) async fn conduit(
         steps,
         step_seconds,
     };
-    Ok((records, Some(result)))
+    runs.capacity = Some(result);
+    runs
 }

@@ -2,20 +2,22 @@
 
 use std::collections::BTreeMap;
 
-use super::{phase, run_one, Bench};
+use super::{phase, record_or_skip, run_one, setting_name, Bench};
 use crate::plan::{self, Mode, ScenarioSpec};
-use crate::results::{RecordKind, RunRecord};
+use crate::results::{RecordKind, RunRecord, Skipped};
 use crate::variants::{self, Experiment, Variant};
 
 /// Issue 6: where each orders path breaks and what it costs, one local cloud
 /// per setting, under the same short overload.
-pub(super) async fn orders_sweep(ctx: &Bench) -> Vec<RunRecord> {
+/// The records of the settings that ran, and why the others did not.
+pub(super) async fn orders_sweep(ctx: &Bench) -> (Vec<RunRecord>, Vec<Skipped>) {
     let spec = ScenarioSpec {
         name: "orders-sweep".into(),
         experiment: Experiment::Orders,
         shape: plan::sweep_shape(),
         size: Some(5),
         think_time_s: None,
+        kill_rate: None,
     };
     let shape = spec.shape.scaled(ctx.opts.mode);
     let mut settings: Vec<(Variant, BTreeMap<String, String>)> = Vec::new();
@@ -42,21 +44,18 @@ pub(super) async fn orders_sweep(ctx: &Bench) -> Vec<RunRecord> {
         settings.len(),
         shape.describe()
     ));
-    let mut records = Vec::new();
+    let (mut records, mut not_run) = (Vec::new(), Vec::new());
     for (variant, overrides) in settings {
         if !ctx.opts.variants.is_empty() && !ctx.opts.variants.iter().any(|v| v == variant.name) {
             continue;
         }
-        match run_one(ctx, RecordKind::Sweep, &spec, &shape, &variant, &overrides).await {
-            Ok(Ok(record)) => records.push(record),
-            Ok(Err(reason)) => phase(&format!("sweep {}: {reason}", variant.name)),
-            Err(e) => phase(&format!(
-                "sweep {} {overrides:?}: failed: {e:#}",
-                variant.name
-            )),
+        let run = run_one(ctx, RecordKind::Sweep, &spec, &shape, &variant, &overrides).await;
+        match record_or_skip(&spec.name, &variant, &setting_name(&overrides), run) {
+            Ok(record) => records.push(record),
+            Err(skipped) => not_run.push(skipped),
         }
     }
-    records
+    (records, not_run)
 }
 
 pub(super) fn sweep_values(mode: Mode, all: &[u64]) -> Vec<u64> {

@@ -69,6 +69,28 @@ pub fn summary(results: &Results) -> String {
     for s in &results.skipped {
         let _ = writeln!(md, "- skipped {} / {}: {}", s.scenario, s.variant, s.reason);
     }
+    md.push_str(&ledger_section(results));
+    md
+}
+
+/// Every request and request message accounted for, per run (issue 19).
+fn ledger_section(results: &Results) -> String {
+    let mut md = String::new();
+    for r in &results.records {
+        if let Some(ledger) = &r.ledger {
+            let _ = writeln!(
+                md,
+                "- ledger {} / {} {}: {}",
+                r.scenario,
+                r.variant,
+                r.setting,
+                ledger.describe()
+            );
+        }
+    }
+    if !md.is_empty() {
+        md.insert_str(0, "\n### Ledger\n\n");
+    }
     md
 }
 

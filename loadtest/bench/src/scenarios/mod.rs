@@ -49,6 +49,7 @@ pub async fn send(
         .set_request_builder(builder)
         .build();
     let started = Instant::now();
+    recorder.sending();
     let GooseResponse {
         mut request,
         response,
