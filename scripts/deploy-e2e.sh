@@ -5,14 +5,15 @@
 # updated (a new parameter value takes effect) and deleted (`sam delete`).
 # Takes seconds once the tools are installed (venv under $DEPLOY_CACHE).
 # With --whole-template it then deploys template.yaml itself, packaged from
-# the debug binaries in target/debug (scripts/package_prebuilt.py, no `sam
+# the release binaries scripts/test.sh built (scripts/package_prebuilt.py, no `sam
 # build`): both orders paths and Conduit answer on the output URLs, the
 # bench's smoke run works on the describe-stacks output, an update
 # of OrdersDelayMs takes effect, and `sam delete` leaves no function or table
 # (about a minute more).
 #
-#   scripts/deploy-e2e.sh                    # uses target/debug/{localcloud,echo}, built if missing
-#   scripts/deploy-e2e.sh --whole-template   # needs the functions' debug binaries too
+#   scripts/deploy-e2e.sh                    # uses target/release/{localcloud,echo}, built if missing
+#   scripts/deploy-e2e.sh --whole-template   # the functions' binaries too
+#   BINARIES_DIR=target/debug scripts/deploy-e2e.sh   # after a debug build
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,9 +34,12 @@ if [[ ! -x "$cache/awscli-venv/bin/aws" ]]; then
 fi
 aws="$cache/awscli-venv/bin/aws"
 
-# The same build as the tests' (one feature set for the whole workspace).
-if [[ ! -x target/debug/localcloud || ! -x target/debug/echo || ! -x target/debug/bench ]]; then
-    cargo build --quiet --workspace --all-targets
+# The same build as the tests' (scripts/test.sh: release, one feature set for the workspace).
+bin="${BINARIES_DIR:-target/release}"
+if [[ ! -x "$bin/localcloud" || ! -x "$bin/echo" || ! -x "$bin/bench" ]]; then
+    profile=()
+    [[ "$bin" == */release ]] && profile=(--release)
+    cargo build --quiet "${profile[@]}" --workspace --all-targets
 fi
 work=$(mktemp -d)
 server_pid=
@@ -47,9 +51,9 @@ trap cleanup EXIT
 
 cp -r infra/localcloud/tests/fixtures/sam-app "$work/app"
 mkdir -p "$work/app/function"
-cp target/debug/echo "$work/app/function/bootstrap"
+cp "$bin/echo" "$work/app/function/bootstrap"
 
-target/debug/localcloud serve --bind "127.0.0.1:$port" --state-dir "$work/state" >"$work/localcloud.log" 2>&1 &
+"$bin/localcloud" serve --bind "127.0.0.1:$port" --state-dir "$work/state" >"$work/localcloud.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 50); do
     curl -sf "http://127.0.0.1:$port/_localcloud/health" >/dev/null && break
@@ -104,10 +108,10 @@ curl -sf "${url%/}/echo/world" >/dev/null 2>&1 && fail "the API still answers af
 echo "deploy e2e (small application): ok"
 [[ "${1:-}" == "--whole-template" ]] || exit 0
 
-echo "== template.yaml, packaged from target/debug"
+echo "== template.yaml, packaged from $bin"
 stack=bench
 "$aws" s3 mb s3://whole-template-artifacts >/dev/null
-python3 scripts/package_prebuilt.py template.yaml target/debug whole-template-artifacts "$work/packaged.yaml" "$aws"
+python3 scripts/package_prebuilt.py template.yaml "$bin" whole-template-artifacts "$work/packaged.yaml" "$aws"
 whole() {
     "$sam" deploy -t "$work/packaged.yaml" --stack-name "$stack" --s3-bucket whole-template-artifacts \
         --capabilities CAPABILITY_IAM --no-confirm-changeset --no-fail-on-empty-changeset \
@@ -138,7 +142,7 @@ for api in ConduitMicroInvokeUrl ConduitMicroQueueUrl; do
 done
 # The bench reads the URLs from describe-stacks output, as on AWS.
 "$aws" cloudformation describe-stacks --stack-name "$stack" --output json >"$work/outputs.json"
-target/debug/bench run --smoke --target aws --stack-outputs "$work/outputs.json" --out "$work/bench" \
+"$bin/bench" run --smoke --target aws --stack-outputs "$work/outputs.json" --out "$work/bench" \
     >"$work/bench.log" 2>&1 || { tail -30 "$work/bench.log" >&2; fail "bench --smoke on the stack outputs"; }
 echo "bench run --smoke --target aws --stack-outputs: ok"
 whole OrdersDelayMs=50

@@ -4,7 +4,7 @@ into TARGET_DIR) is zipped as an executable `bootstrap`, uploaded to
 s3://BUCKET (once per binary) with the AWS CLI, and the function's
 `CodeUri: .` is replaced by that object's s3:// URI. Used by
 scripts/deploy-e2e.sh --whole-template, which deploys template.yaml with the
-debug binaries the tests already built.
+release binaries the tests already built (scripts/test.sh).
 
     python3 scripts/package_prebuilt.py TEMPLATE TARGET_DIR BUCKET OUT AWS_CLI
 """

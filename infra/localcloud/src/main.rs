@@ -26,6 +26,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once at start: the size of `Serve`'s options does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Serve every emulated service on one endpoint until Ctrl-C.
