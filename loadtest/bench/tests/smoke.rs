@@ -34,31 +34,37 @@ fn binaries_dir(template: &str) -> PathBuf {
     dir
 }
 
-#[test]
-fn smoke_run_serves_both_orders_paths_and_writes_the_reports() {
-    // GIVEN the project's template and its binaries
+/// `bench run --smoke` of one scenario on the project's template and binaries;
+/// its stderr and results (the run must succeed).
+fn smoke_run(scenario: &str, out: &std::path::Path) -> (String, Results) {
     let template = workspace().join("template.yaml");
     let binaries = binaries_dir(&std::fs::read_to_string(&template).unwrap());
-    let out = tempfile::tempdir().unwrap();
-    // WHEN the bench runs in smoke mode against the local cloud
     let output = Command::new(env!("CARGO_BIN_EXE_bench"))
         .args(["run", "--smoke", "--no-sweep", "--no-capacity"])
-        .args(["--scenario", "orders-baseline"])
+        .args(["--scenario", scenario])
         .arg("--template")
         .arg(&template)
         .arg("--binaries-dir")
         .arg(&binaries)
         .arg("--out")
-        .arg(out.path())
+        .arg(out)
         .current_dir(workspace())
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "bench failed: {stderr}");
-    // THEN both variants served successful requests, metered and priced
     let results =
-        Results::from_json(&std::fs::read_to_string(out.path().join("results.json")).unwrap())
-            .unwrap();
+        Results::from_json(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    (stderr, results)
+}
+
+#[test]
+fn smoke_run_serves_both_orders_paths_and_writes_the_reports() {
+    // GIVEN the project's template and its binaries
+    let out = tempfile::tempdir().unwrap();
+    // WHEN the bench runs in smoke mode against the local cloud
+    let (stderr, results) = smoke_run("orders-baseline", out.path());
+    // THEN both variants served successful requests, metered and priced
     assert_eq!(results.variants(), ["orders-direct", "orders-queue"]);
     for record in &results.records {
         assert!(
@@ -102,29 +108,11 @@ fn smoke_run_serves_both_orders_paths_and_writes_the_reports() {
 #[test]
 fn smoke_fault_run_accounts_for_every_request_and_message_on_both_orders_paths() {
     // GIVEN the orders paths with 5% of their back ends' environments killed
-    let template = workspace().join("template.yaml");
-    let binaries = binaries_dir(&std::fs::read_to_string(&template).unwrap());
     let out = tempfile::tempdir().unwrap();
     // WHEN the fault scenario runs (seconds of load; killed queue requests
     // wait out the caller's 25 s)
-    let output = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(["run", "--smoke", "--no-sweep", "--no-capacity"])
-        .args(["--scenario", "orders-faults"])
-        .arg("--template")
-        .arg(&template)
-        .arg("--binaries-dir")
-        .arg(&binaries)
-        .arg("--out")
-        .arg(out.path())
-        .current_dir(workspace())
-        .output()
-        .unwrap();
     // THEN the run succeeds, which it does only when nothing is lost
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "bench failed: {stderr}");
-    let results =
-        Results::from_json(&std::fs::read_to_string(out.path().join("results.json")).unwrap())
-            .unwrap();
+    let (_, results) = smoke_run("orders-faults", out.path());
     assert_eq!(results.variants(), ["orders-direct", "orders-queue"]);
     for record in &results.records {
         let ledger = record.ledger.as_ref().expect("local runs keep a ledger");

@@ -216,12 +216,24 @@ async fn environments_killed_mid_request_lose_nothing_on_either_path() {
     let direct_statuses = direct_burst.await.unwrap();
     let queue_statuses = queue_burst.await.unwrap();
 
-    // THEN on the direct path the callers get the back end's failure (502,
-    // from the Runtime.ExitError Invoke returned), never a wrong answer
-    assert_eq!(direct_statuses, [502, 502], "{direct_statuses:?}");
-    // AND on the queue path the callers time out (504): their requests are
-    // hidden for the queue's visibility timeout, to be retried
-    assert_eq!(queue_statuses, [504, 504], "{queue_statuses:?}");
+    // THEN on the direct path a caller whose back end was killed gets its
+    // failure (502, from the Runtime.ExitError Invoke returned), never a wrong
+    // answer; on the queue path it times out (504): its request stays hidden
+    // for the queue's visibility timeout, to be retried. A kill that lands
+    // after the reply went out leaves that caller answered (200), so each
+    // status is one of the two, and the kills show on the callers.
+    assert!(
+        direct_statuses.iter().all(|s| [200, 502].contains(s)),
+        "{direct_statuses:?}"
+    );
+    assert!(
+        queue_statuses.iter().all(|s| [200, 504].contains(s)),
+        "{queue_statuses:?}"
+    );
+    assert!(
+        direct_statuses.contains(&502) || queue_statuses.contains(&504),
+        "no caller saw a kill: {direct_statuses:?} {queue_statuses:?}"
+    );
     // AND every request message is accounted for: processed, dead-lettered
     // or still in the queue
     let sqs = serde_json::to_value(cloud.sqs().metrics()).unwrap();
