@@ -37,6 +37,10 @@ fn binaries_dir(template: &str) -> PathBuf {
 /// `bench run --smoke` of one scenario on the project's template and binaries;
 /// its stderr and results (the run must succeed).
 fn smoke_run(scenario: &str, out: &std::path::Path) -> (String, Results) {
+    // One bench run at a time: two local clouds under load on a 2-core
+    // machine would measure each other.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let template = workspace().join("template.yaml");
     let binaries = binaries_dir(&std::fs::read_to_string(&template).unwrap());
     let output = Command::new(env!("CARGO_BIN_EXE_bench"))
@@ -55,6 +59,12 @@ fn smoke_run(scenario: &str, out: &std::path::Path) -> (String, Results) {
     assert!(output.status.success(), "bench failed: {stderr}");
     let results =
         Results::from_json(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let skipped: Vec<String> = results
+        .skipped
+        .iter()
+        .map(|s| format!("{} / {}: {}", s.scenario, s.variant, s.reason))
+        .collect();
+    assert!(skipped.is_empty(), "runs skipped: {skipped:?}\n{stderr}");
     (stderr, results)
 }
 
