@@ -5,78 +5,12 @@
 
 mod common;
 
-use std::path::PathBuf;
-
+use common::cloud::Cloud;
 use common::Client;
-use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
-use serde_json::Value;
 
 pub const MONOLITH: &str = "ConduitApi";
 pub const INVOKE: &str = "ConduitMicroInvokeApi";
 pub const QUEUE: &str = "ConduitMicroQueueApi";
-
-fn workspace() -> PathBuf {
-    localcloud::testing::workspace_root()
-}
-
-/// `target/<profile>`, with this template's function binaries.
-fn binaries_dir() -> PathBuf {
-    localcloud::testing::template_binaries(&workspace().join("template.yaml"))
-}
-
-pub struct Cloud {
-    pub cloud: LocalCloud,
-    _logs: tempfile::TempDir,
-}
-
-impl Cloud {
-    pub async fn start() -> Self {
-        let logs = tempfile::tempdir().unwrap();
-        let config = || {
-            let mut stack = StackConfig::new(workspace().join("template.yaml"));
-            stack.binaries_dir = binaries_dir();
-            stack.log_dir = logs.path().to_path_buf();
-            stack.parameter_overrides.insert(
-                "JwtSecret".into(),
-                String::from_utf8(common::client::SECRET.to_vec()).unwrap(),
-            );
-            LocalCloudConfig {
-                stack: Some(stack),
-                ..LocalCloudConfig::ephemeral()
-            }
-        };
-        let cloud = LocalCloud::start(config())
-            .await
-            .unwrap_or_else(|e| panic!("template starts: {e}"));
-        Self { cloud, _logs: logs }
-    }
-
-    pub fn client(&self, api: &str) -> Client {
-        Client::http(&self.cloud.stack().unwrap().api_urls()[api])
-    }
-
-    /// Invocations per function name so far.
-    pub fn invocations(&self) -> std::collections::BTreeMap<String, u64> {
-        let metrics = self.cloud.stack().unwrap().metrics();
-        metrics["lambda"]["functions"]
-            .as_object()
-            .map(|functions| {
-                functions
-                    .iter()
-                    .map(|(name, m)| (name.clone(), m["invocations"].as_u64().unwrap_or(0)))
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    pub fn metrics(&self) -> Value {
-        self.cloud.stack().unwrap().metrics()
-    }
-
-    pub async fn stop(self) {
-        self.cloud.shutdown().await.unwrap();
-    }
-}
 
 /// Every conduit scenario on a fresh cloud, through one HTTP API.
 macro_rules! scenarios_through {

@@ -5,51 +5,14 @@
 
 mod common;
 
-use std::path::PathBuf;
-
+use common::cloud::Cloud;
 use common::Client;
-use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
 
-fn workspace() -> PathBuf {
-    localcloud::testing::workspace_root()
-}
-
-struct Cloud {
-    cloud: LocalCloud,
-    _logs: tempfile::TempDir,
-}
-
-impl Cloud {
-    async fn start() -> Self {
-        let logs = tempfile::tempdir().unwrap();
-        let mut stack = StackConfig::new(workspace().join("template-rest.yaml"));
-        stack.binaries_dir =
-            localcloud::testing::template_binaries(&workspace().join("template-rest.yaml"));
-        stack.log_dir = logs.path().to_path_buf();
-        stack.parameter_overrides.insert(
-            "JwtSecret".into(),
-            String::from_utf8(common::client::SECRET.to_vec()).unwrap(),
-        );
-        let config = LocalCloudConfig {
-            stack: Some(stack),
-            ..LocalCloudConfig::ephemeral()
-        };
-        let cloud = LocalCloud::start(config)
-            .await
-            .unwrap_or_else(|e| panic!("template-rest.yaml starts: {e}"));
-        Self { cloud, _logs: logs }
-    }
-
-    /// The client of a REST API: its URL ends with the stage, `/Prod`.
-    fn client(&self, api: &str) -> Client {
-        let url = &self.cloud.stack().unwrap().api_urls()[api];
-        assert!(url.ends_with("/Prod"), "{url}");
-        Client::http(url)
-    }
-
-    async fn stop(self) {
-        self.cloud.shutdown().await.unwrap();
-    }
+/// The client of a REST API: its URL ends with the stage, `/Prod`.
+fn rest_client(cloud: &Cloud, api: &str) -> Client {
+    let url = &cloud.cloud.stack().unwrap().api_urls()[api];
+    assert!(url.ends_with("/Prod"), "{url}");
+    Client::http(url)
 }
 
 /// Every conduit scenario on a fresh cloud, through one REST API.
@@ -58,8 +21,8 @@ macro_rules! scenarios_through {
         $(
             #[tokio::test]
             async fn $name() {
-                let cloud = Cloud::start().await;
-                crate::common::scenarios::$name(&cloud.client($api)).await;
+                let cloud = Cloud::start_template("template-rest.yaml").await;
+                crate::common::scenarios::$name(&rest_client(&cloud, $api)).await;
                 cloud.stop().await;
             }
         )*

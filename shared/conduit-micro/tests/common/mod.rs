@@ -12,6 +12,7 @@ pub mod scenarios;
 #[path = "../../../conduit/tests/common/client.rs"]
 pub mod client;
 
+pub mod cloud;
 pub mod http_client;
 
 use std::sync::Arc;
