@@ -79,6 +79,49 @@ impl CloudFormation {
             .collect()
     }
 
+    /// The live stacks other than `exporter` whose deployment imports
+    /// `export`: re-planned without it, they fail on its `Fn::ImportValue`.
+    pub(crate) fn importers_of(&self, export: &str, exporter: &str) -> Vec<String> {
+        let missing = format!("No export named {export} found");
+        let stacks = self.stacks();
+        stacks
+            .iter()
+            .filter(|s| s.deleted.is_none() && s.id != exporter)
+            .filter_map(|s| Some((s, s.current.clone()?)))
+            .filter(|(_, d)| d.imports.contains_key(export))
+            .filter(|(_, d)| {
+                let mut without = d.clone();
+                without.imports.remove(export);
+                matches!(self.inner.backend.plan(&without), Err(f) if f.reason.contains(&missing))
+            })
+            .map(|(s, _)| s.name.clone())
+            .collect()
+    }
+
+    /// Why `stack`'s exports cannot go away, when another stack imports one:
+    /// "After another stack imports an output value, you can't delete the
+    /// stack that is exporting the output value or modify the exported output
+    /// value" (https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/intrinsic-function-reference-importvalue.html).
+    /// `kept` are the exports (name -> value) the stack will still have.
+    pub(crate) fn exports_in_use(
+        &self,
+        stack: &StackRecord,
+        kept: &BTreeMap<String, String>,
+    ) -> Option<String> {
+        stack.outputs().iter().find_map(|o| {
+            let export = o.export.as_ref()?;
+            let change = match kept.get(export) {
+                Some(value) if *value == o.value => return None,
+                Some(_) => "updated",
+                None => "deleted",
+            };
+            let importer = self.importers_of(export, &stack.id).into_iter().next()?;
+            Some(format!(
+                "Export {export} cannot be {change} as it is in use by {importer}"
+            ))
+        })
+    }
+
     /// The template of `TemplateBody` or `TemplateURL`.
     pub(crate) fn template_of(&self, params: &Params) -> Result<String, QueryError> {
         match (params.get("TemplateBody"), params.get("TemplateURL")) {
@@ -192,7 +235,20 @@ impl CloudFormation {
             caller.account_id,
             uuid::Uuid::new_v4()
         );
-        let planned = self.plan(&deployment, &exports);
+        let planned = self.plan(&deployment, &exports).and_then(|plan| {
+            let kept = plan
+                .outputs
+                .iter()
+                .filter_map(|o| Some((o.export.clone()?, o.value.clone())))
+                .collect();
+            match existing
+                .as_ref()
+                .and_then(|s| self.exports_in_use(s, &kept))
+            {
+                Some(reason) => Err(reason),
+                None => Ok(plan),
+            }
+        });
         let unchanged = previous.as_ref().is_some_and(|p| {
             p.template == deployment.template && p.parameters == deployment.parameters
         });

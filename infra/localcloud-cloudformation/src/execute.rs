@@ -1,6 +1,8 @@
 //! Executions and deletions: the status machine of a stack once a change
 //! set runs (complete, or rolled back) or the stack is deleted.
 
+use std::collections::BTreeMap;
+
 use chrono::Utc;
 
 use crate::engine::{changes, failure_reason, Caller, CloudFormation, ANSWER_WITHIN};
@@ -211,6 +213,12 @@ impl CloudFormation {
         self.update_stack(&stack.id, |s| {
             s.set_status(StackStatus::DeleteInProgress, Some("User Initiated".into()))
         });
+        if let Some(reason) = self.exports_in_use(&stack, &BTreeMap::new()) {
+            self.update_stack(&stack.id, |s| {
+                s.set_status(StackStatus::DeleteFailed, Some(reason))
+            });
+            return Ok(());
+        }
         let engine = self.clone();
         let task = tokio::spawn(async move {
             let _one_at_a_time = engine.inner.running.lock().await;

@@ -10,6 +10,9 @@ use crate::props::Reader;
 use crate::scope::ResolveError;
 use crate::yaml::Entry;
 
+/// How `Fn::ImportValue` of an export no stack has fails (scope.rs).
+pub(crate) const NO_EXPORT: &str = "No export named";
+
 /// Resolved outputs, and the export name of those that export. One that
 /// cannot be resolved locally (it names a role SAM would generate, say) is
 /// left out with a warning rather than failing.
@@ -49,6 +52,10 @@ pub(crate) fn outputs(
         match r.scope.string(&value.value) {
             Ok(s) => {
                 out.insert(e.key.clone(), localise_api_urls(s, app, r.scope.ctx));
+            }
+            // A missing export fails the stack on AWS too.
+            Err(ResolveError::Invalid { message, line, .. }) if message.starts_with(NO_EXPORT) => {
+                r.diags.error(&at, line, message)
             }
             Err(ResolveError::Invalid { message, line, .. }) => {
                 r.diags

@@ -172,7 +172,7 @@ impl Scope<'_> {
                 let name = self.string(arg)?;
                 match self.ctx.imports.get(&name) {
                     Some(v) => Ok(Some(Value::String(v.clone()))),
-                    None => invalid(line, format!("No export named {name} found")),
+                    None => invalid(line, format!("{} {name} found", crate::outputs::NO_EXPORT)),
                 }
             }
             "Fn::Equals" | "Fn::Not" | "Fn::And" | "Fn::Or" => {

@@ -491,6 +491,51 @@ async fn exports_are_imported_by_other_stacks_and_unique() {
 }
 
 #[tokio::test]
+async fn an_export_in_use_is_neither_removed_nor_deleted_until_its_importer_goes() {
+    // GIVEN a stack whose export another stack imports
+    let c = start().await;
+    let exporter = "Resources:\n  Jobs:\n    Type: AWS::SQS::Queue\nOutputs:\n  Arn:\n    Value: !GetAtt Jobs.Arn\n    Export:\n      Name: shared-jobs-arn\n";
+    c.deploy("exporter", "cs", "CREATE", exporter, &[]).await;
+    let importer = "Resources:\n  Other:\n    Type: AWS::SQS::Queue\nOutputs:\n  Imported:\n    Value: !ImportValue shared-jobs-arn\n";
+    c.deploy("importer", "cs", "CREATE", importer, &[]).await;
+    let in_use = "Export shared-jobs-arn cannot be deleted as it is in use by importer";
+    // WHEN an update would remove the export
+    let without = "Resources:\n  Jobs:\n    Type: AWS::SQS::Queue\n";
+    let (status, reason, _) = c
+        .change_set("exporter", "drop", "UPDATE", without, &[])
+        .await;
+    // THEN its change set fails, naming the export and its importer
+    assert_eq!(status, "FAILED");
+    assert_eq!(reason.as_deref(), Some(in_use));
+    // WHEN the exporting stack is deleted
+    c.ok(&[("Action", "DeleteStack"), ("StackName", "exporter")])
+        .await;
+    // THEN the deletion fails with the same reason and the stack keeps running
+    let stack = c.stack("exporter").await;
+    assert_eq!(
+        first(&stack, "StackStatus").as_deref(),
+        Some("DELETE_FAILED")
+    );
+    assert_eq!(first(&stack, "StackStatusReason").as_deref(), Some(in_use));
+    let queue = "arn:aws:sqs:us-east-1:000000000000:exporter-Jobs";
+    assert!(
+        c.cloud.sqs().queue_by_arn(queue).is_ok(),
+        "the exporter's queue was deleted"
+    );
+    // WHEN the importer goes first
+    c.ok(&[("Action", "DeleteStack"), ("StackName", "importer")])
+        .await;
+    c.ok(&[("Action", "DeleteStack"), ("StackName", "exporter")])
+        .await;
+    // THEN the exporter is deleted too
+    let (status, body) = c
+        .cfn(&[("Action", "DescribeStacks"), ("StackName", "exporter")])
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("does not exist"), "{body}");
+}
+
+#[tokio::test]
 async fn a_template_url_in_the_local_s3_is_read_and_summarised() {
     let c = start().await;
     c.cloud
