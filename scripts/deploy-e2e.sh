@@ -201,9 +201,12 @@ queues=$(resources AWS::SQS::Queue)
 functions=$("$aws" lambda list-functions --query 'length(Functions)' --output text)
 tables=$("$aws" dynamodb list-tables --query 'length(TableNames)' --output text)
 [[ "$functions" == "0" && "$tables" == "0" ]] || fail "left after sam delete: $functions functions, $tables tables"
-left=$("$aws" sqs list-queues --output text --query 'QueueUrls' 2>/dev/null || true)
+# AWS CLI v1's sqs commands ignore AWS_ENDPOINT_URL (a customisation pins
+# queue.amazonaws.com in us-east-1): the endpoint is passed explicitly.
+left=$("$aws" --endpoint-url "$AWS_ENDPOINT_URL" sqs list-queues --output text --query 'QueueUrls') ||
+    fail "sqs list-queues"
 for queue in ${queues//,/ }; do
-    grep -qF "$queue" <<<"$left" && fail "queue $queue left after sam delete"
+    tr '\t' '\n' <<<"$left" | grep -qxF "$queue" && fail "queue $queue left after sam delete"
 done
 # Only SAM's own artifacts bucket remains (sam delete keeps it, as on AWS),
 # and both stacks' packages and templates are gone from it.
