@@ -5,7 +5,13 @@
 
 use conduit_micro::Service;
 
-#[tokio::main]
+// glibc's malloc and free were a sixth of a request's CPU.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+// One invocation at a time per execution environment: one thread serves it
+// without waking others (docs/benchmarks.md, "CPU per request").
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_runtime::Error> {
     // A missing or unknown role fails INIT, not the first request.
     let service = Service::from_env()?;

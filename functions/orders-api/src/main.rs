@@ -4,7 +4,13 @@
 use lambda_http::{run, service_fn, Error, Request};
 use orders::settings::ApiSettings;
 
-#[tokio::main]
+// glibc's malloc and free were a sixth of a request's CPU.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+// One invocation at a time per execution environment: one thread serves it
+// without waking others (docs/benchmarks.md, "CPU per request").
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     lambda_runtime::tracing::init_default_subscriber();
     let settings = ApiSettings::from_env()?;
