@@ -340,14 +340,6 @@ async fn run_one(
                 parameter_overrides: overrides,
                 work_dir: &work_dir,
                 latency_profile: ctx.opts.latency_profile.as_deref(),
-                // The back ends: every function of the variant but its public API.
-                kill_rates: spec
-                    .kill_rate
-                    .map(|rate| {
-                        let back_ends = variant.functions.iter().skip(1);
-                        back_ends.map(|f| (f.to_string(), rate)).collect()
-                    })
-                    .unwrap_or_default(),
             };
             Some(LocalCloudProcess::start(launch).await?)
         }
@@ -367,6 +359,14 @@ async fn run_one(
         (Some(c), Experiment::Conduit) => seed_conduit(ctx, c, &work_dir).await?,
         (Some(_), Experiment::Orders) => seed_orders(ctx, &label, &url).await?,
         _ => {}
+    }
+    // Faults start after seeding: the seeding request is not measured, and a
+    // kill there would abort the run instead of being counted.
+    if let (Some(c), Some(rate)) = (&cloud, spec.kill_rate) {
+        // The back ends: every function of the variant but its public API.
+        for function in variant.functions.iter().skip(1) {
+            c.set_kill_rate(&ctx.http, function, rate).await?;
+        }
     }
     let before = match &cloud {
         Some(c) => Some(c.metrics(&ctx.http).await?),

@@ -78,8 +78,6 @@ pub struct LocalLaunch<'a> {
     pub work_dir: &'a Path,
     /// `localcloud serve --latency-profile`.
     pub latency_profile: Option<&'a Path>,
-    /// `localcloud serve --kill-rate FUNCTION=RATE`, by logical id.
-    pub kill_rates: Vec<(String, f64)>,
 }
 
 /// The binaries a template needs: the emulator and every function's
@@ -141,9 +139,6 @@ impl LocalCloudProcess {
         if let Some(profile) = launch.latency_profile {
             command.arg("--latency-profile").arg(profile);
         }
-        for (function, rate) in &launch.kill_rates {
-            command.arg("--kill-rate").arg(format!("{function}={rate}"));
-        }
         if !launch.parameter_overrides.is_empty() {
             command.arg("--parameter-overrides");
             for (name, value) in launch.parameter_overrides {
@@ -185,6 +180,29 @@ impl LocalCloudProcess {
     /// Table names by logical id.
     pub fn tables(&self) -> BTreeMap<String, String> {
         serde_json::from_value(self.endpoints["tables"].clone()).unwrap_or_default()
+    }
+
+    /// Kills the environment of that share of `function`'s invocations from
+    /// now on (`POST /_localcloud/faults`); `function` is a logical id.
+    pub async fn set_kill_rate(
+        &self,
+        client: &reqwest::Client,
+        function: &str,
+        rate: f64,
+    ) -> anyhow::Result<()> {
+        let url = format!("{}/_localcloud/faults", self.endpoint);
+        let response = client
+            .post(&url)
+            .json(&serde_json::json!({ "function": function, "killRate": rate }))
+            .send()
+            .await
+            .with_context(|| format!("POST {url}"))?;
+        if !response.status().is_success() {
+            let status = response.status();
+            let body = response.text().await.unwrap_or_default();
+            bail!("POST {url} for {function}: {status} {body}");
+        }
+        Ok(())
     }
 
     pub async fn metrics(&self, client: &reqwest::Client) -> anyhow::Result<Value> {
