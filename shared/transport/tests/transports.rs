@@ -122,6 +122,16 @@ fn spawn_worker(sqs: aws_sdk_sqs::Client, queue_url: String, delay: Duration) {
     });
 }
 
+/// A request queue, a worker answering it at once, and one environment's
+/// client that waits `wait` for each reply.
+async fn answered_client(wait: Duration) -> (LocalCloud, aws_sdk_sqs::Client, RequestReply) {
+    let (cloud, sqs) = data_cloud().await;
+    let requests = request_queue(&sqs).await;
+    spawn_worker(sqs.clone(), requests.clone(), Duration::ZERO);
+    let client = RequestReply::new(sqs.clone(), config(&requests, "reply-", wait));
+    (cloud, sqs, client)
+}
+
 #[tokio::test]
 async fn fifty_concurrent_calls_each_get_their_own_reply() {
     // GIVEN one environment's request/reply client and a worker
@@ -190,13 +200,7 @@ async fn two_environments_never_receive_each_others_replies() {
 #[tokio::test]
 async fn a_timed_out_call_fails_cleanly_and_its_late_reply_is_dropped_not_misdelivered() {
     // GIVEN a client that waits 1 s and a worker that takes 2 s for the first request
-    let (cloud, sqs) = data_cloud().await;
-    let requests = request_queue(&sqs).await;
-    spawn_worker(sqs.clone(), requests.clone(), Duration::ZERO);
-    let client = RequestReply::new(
-        sqs.clone(),
-        config(&requests, "reply-", Duration::from_millis(1000)),
-    );
+    let (cloud, _, client) = answered_client(Duration::from_millis(1000)).await;
 
     // WHEN the slow call times out
     let err = client
@@ -240,13 +244,7 @@ async fn waiting_messages(sqs: &aws_sdk_sqs::Client, queue_url: &str) -> Vec<Str
 async fn a_request_answered_twice_gives_its_caller_one_answer_and_the_duplicate_to_nobody() {
     // GIVEN a worker that answers the first request again 500 ms later, as
     // when a request is redelivered after a kill and processed a second time
-    let (cloud, sqs) = data_cloud().await;
-    let requests = request_queue(&sqs).await;
-    spawn_worker(sqs.clone(), requests.clone(), Duration::ZERO);
-    let client = RequestReply::new(
-        sqs.clone(),
-        config(&requests, "reply-", Duration::from_secs(10)),
-    );
+    let (cloud, sqs, client) = answered_client(Duration::from_secs(10)).await;
     let first = client
         .call(json!({"n": 1, "duplicate_after_ms": 500}))
         .await
@@ -275,13 +273,7 @@ async fn a_request_answered_twice_gives_its_caller_one_answer_and_the_duplicate_
 
 #[tokio::test]
 async fn callee_errors_come_back_as_callee_failed() {
-    let (cloud, sqs) = data_cloud().await;
-    let requests = request_queue(&sqs).await;
-    spawn_worker(sqs.clone(), requests.clone(), Duration::ZERO);
-    let client = RequestReply::new(
-        sqs.clone(),
-        config(&requests, "reply-", Duration::from_secs(10)),
-    );
+    let (cloud, _, client) = answered_client(Duration::from_secs(10)).await;
     let err = client.call(json!({"fail": true})).await.unwrap_err();
     match err {
         TransportError::CalleeFailed {
