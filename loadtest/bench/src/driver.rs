@@ -89,24 +89,22 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
     let mut skipped = Vec::new();
     let mut capacity = Vec::new();
 
-    for spec in selected_orders(&ctx.opts) {
-        for variant in selected(&ctx.opts, Experiment::Orders) {
-            let shape = spec.shape.scaled(ctx.opts.mode);
-            match run_one(
-                &ctx,
-                RecordKind::Scenario,
-                &spec,
-                &shape,
-                &variant,
-                &BTreeMap::new(),
-            )
-            .await
-            {
-                Ok(Ok(record)) => records.push(record),
-                Ok(Err(reason)) => skipped.push(skip(&spec.name, &variant, reason)),
-                // One broken run must not lose the others' results.
-                Err(e) => skipped.push(failed(&spec.name, &variant, &e)),
-            }
+    for (spec, variant) in scenario_runs(&ctx.opts) {
+        let shape = spec.shape.scaled(ctx.opts.mode);
+        match run_one(
+            &ctx,
+            RecordKind::Scenario,
+            &spec,
+            &shape,
+            &variant,
+            &BTreeMap::new(),
+        )
+        .await
+        {
+            Ok(Ok(record)) => records.push(record),
+            Ok(Err(reason)) => skipped.push(skip(&spec.name, &variant, reason)),
+            // One broken run must not lose the others' results.
+            Err(e) => skipped.push(failed(&spec.name, &variant, &e)),
         }
     }
     if ctx.opts.sweep
@@ -170,19 +168,35 @@ pub fn write_reports(results: &Results, out: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn selected_orders(opts: &RunOptions) -> Vec<ScenarioSpec> {
-    plan::orders_scenarios()
+/// The fixed-load scenarios and the variants each runs on: every orders
+/// scenario on both orders paths, and the Conduit fault scenario on the
+/// microservices that call each other through queues.
+fn scenario_runs(opts: &RunOptions) -> Vec<(ScenarioSpec, Variant)> {
+    let orders = plan::orders_scenarios()
         .into_iter()
-        // Smoke runs the baseline, and other scenarios only when named.
-        .filter(|s| {
-            opts.mode != Mode::Smoke
-                || s.name == "orders-baseline"
-                || opts.scenarios.contains(&s.name)
-        })
-        .filter(|s| wants(&opts.scenarios, &s.name))
-        // Environments can be killed on the local cloud only.
-        .filter(|s| s.kill_rate.is_none() || opts.target == TargetKind::Local)
+        .map(|s| (s, selected(opts, Experiment::Orders)));
+    let conduit_faults = (
+        plan::conduit_faults_scenario(),
+        selected(opts, Experiment::Conduit)
+            .into_iter()
+            .filter(|v| *v == variants::CONDUIT_MICRO_QUEUE)
+            .collect(),
+    );
+    orders
+        .chain([conduit_faults])
+        .filter(|(s, _)| scenario_selected(opts, s))
+        .flat_map(|(s, variants)| variants.into_iter().map(move |v| (s.clone(), v)))
         .collect()
+}
+
+fn scenario_selected(opts: &RunOptions, spec: &ScenarioSpec) -> bool {
+    // Smoke runs the baseline, and other scenarios only when named.
+    let in_mode = opts.mode != Mode::Smoke
+        || spec.name == "orders-baseline"
+        || opts.scenarios.contains(&spec.name);
+    // Environments can be killed on the local cloud only.
+    let on_target = spec.kill_rate.is_none() || opts.target == TargetKind::Local;
+    in_mode && on_target && wants(&opts.scenarios, &spec.name)
 }
 
 fn selected(opts: &RunOptions, experiment: Experiment) -> Vec<Variant> {
@@ -198,7 +212,15 @@ fn scenario_names() -> Vec<String> {
         .into_iter()
         .map(|s| s.name)
         .collect();
-    names.extend(["orders-sweep", "conduit-mixed", "conduit-capacity"].map(String::from));
+    names.extend(
+        [
+            "orders-sweep",
+            "conduit-mixed",
+            "conduit-capacity",
+            plan::CONDUIT_FAULTS,
+        ]
+        .map(String::from),
+    );
     names
 }
 
@@ -239,18 +261,17 @@ fn deployed(ctx: &Bench, variant: &Variant) -> bool {
     }
 }
 
-/// Requests sent against their outcomes and, for a queue path, its request
-/// queue's messages against processed, dead-lettered and still queued.
+/// Requests sent against their outcomes and, for a queue path, each of its
+/// request queues' messages against processed, dead-lettered and still queued.
 fn run_ledger(
     variant: &Variant,
     sent: u64,
     samples: &[crate::recorder::Sample],
     metrics: &serde_json::Value,
 ) -> Ledger {
-    let request_queue = variant.queues.iter().find(|q| q.ends_with("-requests"));
     let ledger = Ledger {
         requests: RequestLedger::of(sent, samples),
-        messages: request_queue.and_then(|q| MessageLedger::from_metrics(metrics, q)),
+        messages: MessageLedger::request_queues(metrics, |q| variant.owns_queue(q)),
     };
     phase(&format!("{}: {}", variant.name, ledger.describe()));
     ledger
@@ -363,8 +384,7 @@ async fn run_one(
     // Faults start after seeding: the seeding request is not measured, and a
     // kill there would abort the run instead of being counted.
     if let (Some(c), Some(rate)) = (&cloud, spec.kill_rate) {
-        // The back ends: every function of the variant but its public API.
-        for function in variant.functions.iter().skip(1) {
+        for function in variant.back_ends() {
             c.set_kill_rate(&ctx.http, function, rate).await?;
         }
     }
@@ -557,6 +577,55 @@ mod tests {
             "{error}"
         );
         assert!(error.to_string().contains("conduit-monolith"), "{error}");
+    }
+
+    fn options(mode: Mode, target: TargetKind, scenarios: &[&str]) -> RunOptions {
+        RunOptions {
+            mode,
+            target,
+            scenarios: scenarios.iter().map(|s| s.to_string()).collect(),
+            variants: Vec::new(),
+            out: PathBuf::new(),
+            binaries_dir: PathBuf::new(),
+            template: PathBuf::new(),
+            urls: BTreeMap::new(),
+            sweep: false,
+            capacity: false,
+            latency_profile: None,
+            prices: None,
+            price_date: None,
+        }
+    }
+
+    fn runs(opts: &RunOptions) -> Vec<String> {
+        scenario_runs(opts)
+            .iter()
+            .map(|(s, v)| format!("{} / {}", s.name, v.name))
+            .collect()
+    }
+
+    #[test]
+    fn the_conduit_fault_scenario_runs_on_the_queue_microservices_on_the_local_cloud_only() {
+        // GIVEN a smoke run naming the Conduit fault scenario
+        let named = options(Mode::Smoke, TargetKind::Local, &["conduit-faults"]);
+        // THEN it runs on conduit-micro-queue alone
+        assert_eq!(runs(&named), ["conduit-faults / conduit-micro-queue"]);
+        // AND a smoke run without names runs the orders baseline only
+        let smoke = options(Mode::Smoke, TargetKind::Local, &[]);
+        assert_eq!(
+            runs(&smoke),
+            [
+                "orders-baseline / orders-direct",
+                "orders-baseline / orders-queue"
+            ]
+        );
+        // AND a quick run has it, but not against AWS, where nothing is killed
+        let quick = runs(&options(Mode::Quick, TargetKind::Local, &[]));
+        assert!(quick.contains(&"conduit-faults / conduit-micro-queue".to_string()));
+        assert!(quick.contains(&"orders-faults / orders-queue".to_string()));
+        let aws = runs(&options(Mode::Quick, TargetKind::Aws, &[]));
+        assert!(aws.iter().all(|r| !r.contains("faults")), "{aws:?}");
+        assert_eq!(aws.len(), 6, "{aws:?}");
     }
 
     #[test]

@@ -40,7 +40,7 @@ struct RunArgs {
     #[arg(long, value_enum, default_value = "local")]
     target: TargetKind,
     /// Only these scenarios (orders-baseline, orders-highload, orders-largepayload,
-    /// orders-sweep, conduit-mixed, conduit-capacity).
+    /// orders-faults, orders-sweep, conduit-mixed, conduit-capacity, conduit-faults).
     #[arg(long = "scenario")]
     scenarios: Vec<String>,
     /// Only these variants (orders-direct, orders-queue, conduit-monolith, ...).

@@ -150,6 +150,21 @@ pub fn conduit_scenario(users: u64) -> ScenarioSpec {
     }
 }
 
+/// The Conduit mix at a high steady load with 5% of the microservices'
+/// invocations killed (`conduit-micro-queue` only: its services reach each
+/// other through request queues, whose ledger must balance). Smoke: 20
+/// users for 12 s.
+pub fn conduit_faults_scenario() -> ScenarioSpec {
+    ScenarioSpec {
+        name: CONDUIT_FAULTS.into(),
+        shape: LoadShape::new(&[(200, 30), (200, 90)]),
+        kill_rate: Some(0.05),
+        ..conduit_scenario(200)
+    }
+}
+
+pub const CONDUIT_FAULTS: &str = "conduit-faults";
+
 /// The steady Conduit run: quick holds 30 s (not 0.4 x 5 min), as the
 /// capacity steps after it measure the same mix again.
 pub fn conduit_shape(spec: &ScenarioSpec, mode: Mode) -> LoadShape {
@@ -211,6 +226,14 @@ mod tests {
         let smoke = orders_scenarios()[0].shape.scaled(Mode::Smoke);
         assert_eq!(smoke.describe(), "1,1s;2,1s;5,2s");
         assert!(Mode::Smoke.describe().contains("x 0.1"));
+    }
+
+    #[test]
+    fn conduit_faults_kill_throughout_a_short_smoke_run() {
+        let spec = conduit_faults_scenario();
+        assert_eq!(spec.kill_rate, Some(0.05));
+        assert_eq!(spec.think_time_s, Some((1, 7)));
+        assert_eq!(spec.shape.scaled(Mode::Smoke).describe(), "20,3s;20,9s");
     }
 
     #[test]

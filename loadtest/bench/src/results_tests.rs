@@ -120,7 +120,7 @@ fn runs_whose_ledger_does_not_balance_are_named() {
             ok: 3,
             ..Default::default()
         },
-        messages: None,
+        messages: Vec::new(),
     });
     let mut lossy = crate::testdata::record(baseline, "orders-queue", 20.0, 0);
     lossy.ledger = Some(Ledger {
@@ -129,7 +129,7 @@ fn runs_whose_ledger_does_not_balance_are_named() {
             ok: 2,
             ..Default::default()
         },
-        messages: None,
+        messages: Vec::new(),
     });
     let mut results = crate::testdata::results();
     results.records = vec![balanced, lossy];

@@ -31,6 +31,24 @@ impl Variant {
         let name = arn_or_name.rsplit([':', '/']).next().unwrap_or(arn_or_name);
         self.queues.iter().any(|q| name.contains(q))
     }
+
+    /// Logical ids of the functions a fault scenario kills: the back ends
+    /// that other functions reach, never a public API function alone. In
+    /// the Conduit microservices every service is both: each serves its own
+    /// public routes and answers the others' requests.
+    pub fn back_ends(&self) -> &'static [&'static str] {
+        match self.name {
+            "orders-direct" => &["OrdersBackendFunction"],
+            "orders-queue" => &["OrdersWorkerFunction"],
+            "conduit-micro-queue" => &[
+                "ConduitMicroQueueUsersFunction",
+                "ConduitMicroQueueProfilesFunction",
+                "ConduitMicroQueueArticlesFunction",
+                "ConduitMicroQueueCommentsFunction",
+            ],
+            _ => &[],
+        }
+    }
 }
 
 pub const ORDERS_DIRECT: Variant = Variant {
@@ -110,6 +128,26 @@ mod tests {
         assert!(ORDERS_QUEUE.owns_queue(reply));
         assert!(!ORDERS_DIRECT.owns_queue(reply));
         assert!(!ORDERS_QUEUE.owns_queue("local-orders-requests-dlq-other:x"));
+    }
+
+    #[test]
+    fn fault_scenarios_kill_back_ends_in_the_template_and_no_orders_api() {
+        // GIVEN the template the bench runs
+        let template = include_str!("../../../template.yaml");
+        for variant in ALL {
+            for id in variant.back_ends() {
+                // THEN every back end is a function of the template and of its variant
+                assert!(
+                    template.contains(&format!("\n  {id}:\n    Type: AWS::Serverless::Function")),
+                    "{id} is not a function of template.yaml"
+                );
+                assert!(variant.owns_function(id), "{id} not in {}", variant.name);
+                // AND an orders API function is never killed
+                assert_ne!(*id, variant.functions[0], "{}", variant.name);
+            }
+        }
+        assert_eq!(CONDUIT_MICRO_QUEUE.back_ends().len(), 4);
+        assert!(CONDUIT_MONOLITH.back_ends().is_empty());
     }
 
     #[test]

@@ -66,7 +66,9 @@ fn config(request_queue_url: &str, prefix: &str, wait: Duration) -> RequestReply
 }
 
 /// A worker that answers every request with its payload, after `delay` plus
-/// the payload's `delay_ms`; it runs until the test ends.
+/// the payload's `delay_ms`, and answers it again `duplicate_after_ms` later
+/// when the payload asks (a redelivered request processed twice); it runs
+/// until the test ends.
 fn spawn_worker(sqs: aws_sdk_sqs::Client, queue_url: String, delay: Duration) {
     tokio::spawn(async move {
         loop {
@@ -85,10 +87,11 @@ fn spawn_worker(sqs: aws_sdk_sqs::Client, queue_url: String, delay: Duration) {
                 let queue_url = queue_url.clone();
                 tokio::spawn(async move {
                     let body = message.body.unwrap_or_default();
-                    let outcome = answer(&sqs, &body, |mut payload| async move {
+                    let handler = move |mut payload: Value| async move {
                         let extra = payload["delay_ms"].as_u64().unwrap_or(0);
                         if let Some(map) = payload.as_object_mut() {
                             map.remove("delay_ms");
+                            map.remove("duplicate_after_ms");
                         }
                         tokio::time::sleep(delay + Duration::from_millis(extra)).await;
                         if payload["fail"] == true {
@@ -96,8 +99,15 @@ fn spawn_worker(sqs: aws_sdk_sqs::Client, queue_url: String, delay: Duration) {
                         } else {
                             Ok(json!({"echo": payload}))
                         }
-                    })
-                    .await;
+                    };
+                    let outcome = answer(&sqs, &body, handler).await;
+                    let duplicate_after = serde_json::from_str::<Value>(&body)
+                        .ok()
+                        .and_then(|r| r["payload"]["duplicate_after_ms"].as_u64());
+                    if let Some(ms) = duplicate_after {
+                        tokio::time::sleep(Duration::from_millis(ms)).await;
+                        let _ = answer(&sqs, &body, handler).await;
+                    }
                     if outcome.is_ok() {
                         let _ = sqs
                             .delete_message()
@@ -110,6 +120,16 @@ fn spawn_worker(sqs: aws_sdk_sqs::Client, queue_url: String, delay: Duration) {
             }
         }
     });
+}
+
+/// A request queue, a worker answering it at once, and one environment's
+/// client that waits `wait` for each reply.
+async fn answered_client(wait: Duration) -> (LocalCloud, aws_sdk_sqs::Client, RequestReply) {
+    let (cloud, sqs) = data_cloud().await;
+    let requests = request_queue(&sqs).await;
+    spawn_worker(sqs.clone(), requests.clone(), Duration::ZERO);
+    let client = RequestReply::new(sqs.clone(), config(&requests, "reply-", wait));
+    (cloud, sqs, client)
 }
 
 #[tokio::test]
@@ -180,13 +200,7 @@ async fn two_environments_never_receive_each_others_replies() {
 #[tokio::test]
 async fn a_timed_out_call_fails_cleanly_and_its_late_reply_is_dropped_not_misdelivered() {
     // GIVEN a client that waits 1 s and a worker that takes 2 s for the first request
-    let (cloud, sqs) = data_cloud().await;
-    let requests = request_queue(&sqs).await;
-    spawn_worker(sqs.clone(), requests.clone(), Duration::ZERO);
-    let client = RequestReply::new(
-        sqs.clone(),
-        config(&requests, "reply-", Duration::from_millis(1000)),
-    );
+    let (cloud, _, client) = answered_client(Duration::from_millis(1000)).await;
 
     // WHEN the slow call times out
     let err = client
@@ -207,15 +221,59 @@ async fn a_timed_out_call_fails_cleanly_and_its_late_reply_is_dropped_not_misdel
     cloud.shutdown().await.unwrap();
 }
 
+/// A queue's visible and in-flight message counts.
+async fn waiting_messages(sqs: &aws_sdk_sqs::Client, queue_url: &str) -> Vec<String> {
+    use aws_sdk_sqs::types::QueueAttributeName as Name;
+    let names = [
+        Name::ApproximateNumberOfMessages,
+        Name::ApproximateNumberOfMessagesNotVisible,
+    ];
+    let attributes = sqs
+        .get_queue_attributes()
+        .queue_url(queue_url)
+        .set_attribute_names(Some(names.to_vec()))
+        .send()
+        .await
+        .unwrap()
+        .attributes
+        .unwrap_or_default();
+    names.iter().map(|n| attributes[n].clone()).collect()
+}
+
+#[tokio::test]
+async fn a_request_answered_twice_gives_its_caller_one_answer_and_the_duplicate_to_nobody() {
+    // GIVEN a worker that answers the first request again 500 ms later, as
+    // when a request is redelivered after a kill and processed a second time
+    let (cloud, sqs, client) = answered_client(Duration::from_secs(10)).await;
+    let first = client
+        .call(json!({"n": 1, "duplicate_after_ms": 500}))
+        .await
+        .unwrap();
+    assert_eq!(first, json!({"echo": {"n": 1}}));
+
+    // WHEN the next call is waiting (1.5 s) while the duplicate reply arrives
+    let second = client.call(json!({"n": 2, "delay_ms": 1500})).await;
+
+    // THEN it gets its own answer, not the duplicate
+    assert_eq!(second.unwrap(), json!({"echo": {"n": 2}}));
+    // AND the duplicate was taken off the reply queue and dropped (the
+    // poller deletes each received batch just after handing it out)
+    let reply_queue = client.reply_queue_url().unwrap();
+    let mut left = Vec::new();
+    for _ in 0..30 {
+        left = waiting_messages(&sqs, reply_queue).await;
+        if left == ["0", "0"] {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(left, ["0", "0"], "visible, in flight");
+    cloud.shutdown().await.unwrap();
+}
+
 #[tokio::test]
 async fn callee_errors_come_back_as_callee_failed() {
-    let (cloud, sqs) = data_cloud().await;
-    let requests = request_queue(&sqs).await;
-    spawn_worker(sqs.clone(), requests.clone(), Duration::ZERO);
-    let client = RequestReply::new(
-        sqs.clone(),
-        config(&requests, "reply-", Duration::from_secs(10)),
-    );
+    let (cloud, _, client) = answered_client(Duration::from_secs(10)).await;
     let err = client.call(json!({"fail": true})).await.unwrap_err();
     match err {
         TransportError::CalleeFailed {

@@ -31,6 +31,7 @@ pub fn render(results: &Results) -> String {
     body.push_str("<h2>Summary</h2>");
     body.push_str(&markdown_table_as_html(results));
     capacity(&mut body, results);
+    body.push_str(&super::ledger::html(results));
     for r in &results.records {
         record_section(&mut body, r);
     }

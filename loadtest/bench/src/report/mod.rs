@@ -3,6 +3,7 @@
 
 pub mod answers;
 pub mod html;
+pub mod ledger;
 pub mod markdown;
 pub mod stacked;
 pub mod svg;
