@@ -468,21 +468,23 @@ async fn a_failed_create_rolls_back_and_a_failed_update_restores_the_stack() {
         .is_ok());
 }
 
+/// A stack exporting its queue's ARN, and one importing it.
+const EXPORTER: &str = "Resources:\n  Jobs:\n    Type: AWS::SQS::Queue\nOutputs:\n  Arn:\n    Value: !GetAtt Jobs.Arn\n    Export:\n      Name: shared-jobs-arn\n";
+const IMPORTER: &str = "Resources:\n  Other:\n    Type: AWS::SQS::Queue\nOutputs:\n  Imported:\n    Value: !ImportValue shared-jobs-arn\n";
+
 #[tokio::test]
 async fn exports_are_imported_by_other_stacks_and_unique() {
     let c = start().await;
-    let exporter = "Resources:\n  Jobs:\n    Type: AWS::SQS::Queue\nOutputs:\n  Arn:\n    Value: !GetAtt Jobs.Arn\n    Export:\n      Name: shared-jobs-arn\n";
-    c.deploy("exporter", "cs", "CREATE", exporter, &[]).await;
+    c.deploy("exporter", "cs", "CREATE", EXPORTER, &[]).await;
     // WHEN another stack imports the export
-    let importer = "Resources:\n  Other:\n    Type: AWS::SQS::Queue\nOutputs:\n  Imported:\n    Value: !ImportValue shared-jobs-arn\n";
-    let stack = c.deploy("importer", "cs", "CREATE", importer, &[]).await;
+    let stack = c.deploy("importer", "cs", "CREATE", IMPORTER, &[]).await;
     // THEN its output has the exported value
     assert_eq!(
         member_value(&stack, "Output", "Imported").as_deref(),
         Some("arn:aws:sqs:us-east-1:000000000000:exporter-Jobs")
     );
     // AND a third stack exporting the same name fails its change set
-    let clash = exporter.replace("Jobs", "Mine");
+    let clash = EXPORTER.replace("Jobs", "Mine");
     let (status, reason, _) = c.change_set("clash", "cs", "CREATE", &clash, &[]).await;
     assert_eq!(status, "FAILED");
     assert!(reason
@@ -494,10 +496,8 @@ async fn exports_are_imported_by_other_stacks_and_unique() {
 async fn an_export_in_use_is_neither_removed_nor_deleted_until_its_importer_goes() {
     // GIVEN a stack whose export another stack imports
     let c = start().await;
-    let exporter = "Resources:\n  Jobs:\n    Type: AWS::SQS::Queue\nOutputs:\n  Arn:\n    Value: !GetAtt Jobs.Arn\n    Export:\n      Name: shared-jobs-arn\n";
-    c.deploy("exporter", "cs", "CREATE", exporter, &[]).await;
-    let importer = "Resources:\n  Other:\n    Type: AWS::SQS::Queue\nOutputs:\n  Imported:\n    Value: !ImportValue shared-jobs-arn\n";
-    c.deploy("importer", "cs", "CREATE", importer, &[]).await;
+    c.deploy("exporter", "cs", "CREATE", EXPORTER, &[]).await;
+    c.deploy("importer", "cs", "CREATE", IMPORTER, &[]).await;
     let in_use = "Export shared-jobs-arn cannot be deleted as it is in use by importer";
     // WHEN an update would remove the export
     let without = "Resources:\n  Jobs:\n    Type: AWS::SQS::Queue\n";
