@@ -7,6 +7,7 @@
 #   scripts/bench.sh --full                 # the original ramps and durations
 #   scripts/bench.sh --smoke                # seconds
 #   scripts/bench.sh --scenario orders-highload --variant orders-queue
+#   scripts/bench.sh --api both             # each variant behind an HTTP API and a REST API
 #   scripts/bench.sh --target aws --stack-outputs outputs.json
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -15,7 +15,7 @@ use crate::config::{
     ConfigError, HttpApiConfig, DEFAULT_STAGE, MAX_FUNCTION_URL_TIMEOUT, MAX_INTEGRATION_TIMEOUT,
 };
 use crate::event::{build_event, new_request_id, EventContext};
-use crate::metrics::{ApiMetrics, Meter, Outcome};
+use crate::metrics::{ApiKind, ApiMetrics, Meter, Outcome};
 use crate::response::{gateway_error, map_response};
 use crate::routes::RouteTable;
 use localcloud_core::context::DEFAULT_ACCOUNT;
@@ -62,7 +62,12 @@ impl HttpApi {
         }
         let routes = RouteTable::new(&config.name, &config.routes)?;
         let api_id = config.api_id();
-        let metrics = Mutex::new(ApiMetrics::new(&config.name, &api_id));
+        let kind = if config.function_url {
+            ApiKind::FunctionUrl
+        } else {
+            ApiKind::Http
+        };
+        let metrics = Mutex::new(ApiMetrics::new(kind, &config.name, &api_id));
         Ok(Self {
             config,
             api_id,

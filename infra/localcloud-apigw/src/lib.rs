@@ -19,7 +19,7 @@ pub use cors::CorsConfig;
 pub use gateway::{
     serve, start, start_on, GatewayHandle, HttpApi, MeteredApi, StartError, MAX_PAYLOAD_BYTES,
 };
-pub use metrics::ApiMetrics;
+pub use metrics::{ApiKind, ApiMetrics};
 pub use rest::config::{RestApiConfig, Throttle};
 pub use rest::cors::RestCors;
 pub use rest::{start_rest_on, RestApi};

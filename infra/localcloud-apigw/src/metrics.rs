@@ -1,10 +1,10 @@
-//! What one HTTP API would put on the bill, and why requests failed. The
+//! What one API would put on the bill, and why requests failed. The
 //! counters are the metrics contract's [`ApiMetrics`]; the rules that fill
 //! them are here.
 
 use http::header::{CONTENT_LENGTH, DATE};
 use localcloud_core::HttpResponse;
-pub use localcloud_metrics::{ApiMetrics, ApiOutcome as Outcome};
+pub use localcloud_metrics::{ApiKind, ApiMetrics, ApiOutcome as Outcome};
 
 /// HTTP APIs meter requests in 512 KB increments: a 1.2 MB request counts 3.
 pub const METERING_INCREMENT_BYTES: u64 = 512 * 1024;
@@ -68,7 +68,7 @@ impl Meter for ApiMetrics {
     }
 
     fn reset(&mut self) {
-        *self = Self::new(&self.api, &self.api_id);
+        *self = Self::new(self.kind, &self.api, &self.api_id);
     }
 }
 
@@ -109,7 +109,7 @@ mod tests {
 
     #[test]
     fn large_requests_are_metered_per_started_512_kb() {
-        let mut m = ApiMetrics::new("Api", "abc");
+        let mut m = ApiMetrics::new(ApiKind::Http, "Api", "abc");
         let ok = response(200, "0123456789");
         m.record(0, &ok, Outcome::Responded);
         m.record(512 * 1024, &ok, Outcome::Responded);
@@ -121,7 +121,7 @@ mod tests {
 
     #[test]
     fn rejected_requests_count_but_invoke_nothing() {
-        let mut m = ApiMetrics::new("Api", "abc");
+        let mut m = ApiMetrics::new(ApiKind::Http, "Api", "abc");
         m.record(5, &response(404, "{}"), Outcome::Rejected);
         m.record(5, &response(503, "{}"), Outcome::TimedOut);
         assert_eq!(m.requests, 2);
@@ -129,7 +129,17 @@ mod tests {
         assert_eq!(m.timeouts, 1);
         assert_eq!(m.statuses[&404], 1);
         m.reset();
-        assert_eq!(m, ApiMetrics::new("Api", "abc"));
+        assert_eq!(m, ApiMetrics::new(ApiKind::Http, "Api", "abc"));
+    }
+
+    #[test]
+    fn a_reset_keeps_what_kind_of_api_it_is() {
+        // GIVEN a REST API's counters with a request
+        let mut m = ApiMetrics::new(ApiKind::Rest, "Api", "abc");
+        m.record_per_request(5, &response(200, "{}"), Outcome::Responded);
+        // WHEN reset, THEN it is still priced as a REST API
+        m.reset();
+        assert_eq!(m, ApiMetrics::new(ApiKind::Rest, "Api", "abc"));
     }
 
     #[test]
@@ -137,7 +147,7 @@ mod tests {
         // GIVEN a 10-byte JSON response
         let ok = response(200, "0123456789");
         // WHEN it is metered
-        let mut m = ApiMetrics::new("Api", "abc");
+        let mut m = ApiMetrics::new(ApiKind::Http, "Api", "abc");
         m.record(0, &ok, Outcome::Responded);
         // THEN it counts every byte the client receives, written out by hand
         let wire = "HTTP/1.1 200 OK\r\n\

@@ -225,6 +225,7 @@ async fn metrics_count_requests_bytes_and_statuses_until_reset() {
     assert_eq!(metrics.statuses[&404], 1);
     let json = serde_json::to_value(&metrics).unwrap();
     assert_eq!(json["metered_requests"], 2);
+    assert_eq!(json["kind"], "http");
 
     gateway.reset_metrics();
     assert_eq!(gateway.metrics().requests, 0);

@@ -240,7 +240,10 @@ async fn rest_requests_are_billed_one_each_whatever_their_size() {
     let body = Bytes::from(vec![b'a'; 2 * 1024 * 1024]);
     api.call(http::Request::post("/Prod/x").body(body).unwrap())
         .await;
-    assert_eq!(api_metrics(&api).metered_requests, 1);
+    let metrics = api_metrics(&api);
+    assert_eq!(metrics.metered_requests, 1);
+    // AND they are metered as a REST API's, for the REST price
+    assert_eq!(metrics.kind, localcloud_apigw::ApiKind::Rest);
 }
 
 #[tokio::test]

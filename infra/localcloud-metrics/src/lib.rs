@@ -16,14 +16,15 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use api::{ApiMetrics, ApiOutcome};
+pub use api::{ApiKind, ApiMetrics, ApiOutcome};
 pub use dynamodb::{DynamoDbMetrics, TableMetrics};
 pub use esm::EsmMetrics;
 pub use lambda::{Architecture, FunctionMetrics, LambdaMetrics};
 pub use sqs::{QueueMetrics, SqsMetrics};
 
 /// Version of the document's shape; readers refuse any other.
-pub const VERSION: u32 = 2;
+/// 3: every API says its `kind` (HTTP API, REST API, function URL).
+pub const VERSION: u32 = 3;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -34,7 +35,8 @@ pub struct MetricsDocument {
     pub sqs: SqsMetrics,
     /// Empty when no application (template) is running.
     pub lambda: LambdaMetrics,
-    /// HTTP APIs by logical id.
+    /// HTTP APIs, REST APIs and function URLs (`{Function}Url`) by logical id,
+    /// each with its [`ApiKind`].
     pub apis: BTreeMap<String, ApiMetrics>,
     pub event_source_mappings: Vec<EsmMetrics>,
 }
@@ -120,6 +122,27 @@ mod tests {
         value["process"] = serde_json::json!({"cpu_user_seconds": 1.0});
         let err = MetricsDocument::from_value(value).unwrap_err();
         assert!(err.to_string().contains("cpu_system_seconds"), "{err}");
+    }
+
+    #[test]
+    fn every_api_says_its_kind_and_one_without_is_refused() {
+        // GIVEN a document with a REST API
+        let mut doc = MetricsDocument::new();
+        let rest = ApiMetrics::new(ApiKind::Rest, "OrdersDirectApi", "abc");
+        doc.apis.insert("OrdersDirectApi".into(), rest);
+        // WHEN serialised, THEN its kind is spelt out and read back
+        let mut value = serde_json::to_value(&doc).unwrap();
+        assert_eq!(value["apis"]["OrdersDirectApi"]["kind"], "rest");
+        assert_eq!(MetricsDocument::from_value(value.clone()).unwrap(), doc);
+        // AND a reader refuses an API that does not say its kind (an older
+        // document would otherwise price a REST API at the HTTP price)
+        value["apis"]["OrdersDirectApi"]
+            .as_object_mut()
+            .unwrap()
+            .remove("kind");
+        let err = MetricsDocument::from_value(value).unwrap_err();
+        assert!(err.to_string().contains("kind"), "{err}");
+        assert_eq!(ApiKind::FunctionUrl.to_string(), "function_url");
     }
 
     #[test]

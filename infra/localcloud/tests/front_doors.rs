@@ -3,14 +3,14 @@
 //! and 2.0 events as the runtime reads them, multi-value headers and binary
 //! bodies, CORS answered by the gateway, and URLs in the outputs.
 
-use std::path::Path;
-
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
-use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
+use localcloud::LocalCloud;
 use serde_json::Value;
+
+mod common;
 
 struct App {
     cloud: LocalCloud,
@@ -20,18 +20,7 @@ struct App {
 impl App {
     async fn start() -> Self {
         let logs = tempfile::tempdir().unwrap();
-        let mut stack = StackConfig::new(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/front-doors.yaml"),
-        );
-        stack.binaries_dir = localcloud::testing::function_binaries(&["http-echo"]);
-        stack.log_dir = logs.path().to_path_buf();
-        let config = LocalCloudConfig {
-            stack: Some(stack),
-            ..LocalCloudConfig::ephemeral()
-        };
-        let cloud = LocalCloud::start(config)
-            .await
-            .expect("the application starts");
+        let cloud = common::front_doors_app(logs.path()).await;
         Self { cloud, _logs: logs }
     }
 

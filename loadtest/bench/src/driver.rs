@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 
+use crate::apis::{self, ApiKind, Door};
 use crate::cpu::CpuAccount;
 use crate::ledger::{Ledger, MessageLedger, RequestLedger};
 use crate::plan::{self, LoadShape, Mode, ScenarioSpec};
@@ -39,9 +40,8 @@ pub struct RunOptions {
     pub variants: Vec<String>,
     pub out: PathBuf,
     pub binaries_dir: PathBuf,
-    pub template: PathBuf,
-    /// Remote targets: base URL by API logical id.
-    pub urls: BTreeMap<String, String>,
+    /// One pass per front door (`--api`), each with its template and URLs.
+    pub doors: Vec<Door>,
     pub sweep: bool,
     pub capacity: bool,
     /// Passed to `localcloud serve --latency-profile` (target local).
@@ -57,21 +57,30 @@ struct Bench {
     pricing: Pricing,
     http: reqwest::Client,
     defaults: BTreeMap<String, String>,
+    /// The pass running now: its front door and its template's text.
+    door: Door,
     template_text: String,
 }
 
 pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
     check_filters(&opts.scenarios, &opts.variants)?;
     std::fs::create_dir_all(opts.out.join("goose"))?;
-    let template_text = std::fs::read_to_string(&opts.template).unwrap_or_default();
-    if opts.target == TargetKind::Local && template_text.is_empty() {
-        anyhow::bail!("cannot read the template {}", opts.template.display());
+    let mut texts = Vec::new();
+    for door in &opts.doors {
+        let text = std::fs::read_to_string(&door.template).unwrap_or_default();
+        if opts.target == TargetKind::Local && text.is_empty() {
+            anyhow::bail!("cannot read the template {}", door.template.display());
+        }
+        texts.push(text);
     }
-    let defaults = template_defaults(&template_text);
+    anyhow::ensure!(!opts.doors.is_empty(), "no --api to run");
+    // The doors' templates share their parameters (one is made from the other).
+    let defaults = template_defaults(&texts[0]);
     let retention = log_retention_days(&defaults);
-    let ctx = Bench {
+    let mut ctx = Bench {
         defaults,
-        template_text,
+        door: opts.doors[0].clone(),
+        template_text: texts[0].clone(),
         pricing: Pricing::load(opts.prices.as_deref(), opts.price_date.clone(), retention)?,
         http: reqwest::Client::new(),
         opts,
@@ -88,49 +97,14 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
     let mut records = Vec::new();
     let mut skipped = Vec::new();
     let mut capacity = Vec::new();
-
-    for (spec, variant) in scenario_runs(&ctx.opts) {
-        let shape = spec.shape.scaled(ctx.opts.mode);
-        match run_one(
-            &ctx,
-            RecordKind::Scenario,
-            &spec,
-            &shape,
-            &variant,
-            &BTreeMap::new(),
-        )
-        .await
-        {
-            Ok(Ok(record)) => records.push(record),
-            Ok(Err(reason)) => skipped.push(skip(&spec.name, &variant, reason)),
-            // One broken run must not lose the others' results.
-            Err(e) => skipped.push(failed(&spec.name, &variant, &e)),
-        }
-    }
-    if ctx.opts.sweep
-        && wants(&ctx.opts.scenarios, "orders-sweep")
-        && ctx.opts.mode != Mode::Smoke
-        && ctx.opts.target == TargetKind::Local
-    {
-        let (mut swept, mut not_swept) = sweep::orders_sweep(&ctx).await;
-        records.append(&mut swept);
-        skipped.append(&mut not_swept);
-    }
-    let conduit_wanted = ["conduit-mixed", "conduit-capacity"]
-        .iter()
-        .any(|name| wants(&ctx.opts.scenarios, name));
-    if conduit_wanted && ctx.opts.mode != Mode::Smoke {
-        for variant in selected(&ctx.opts, Experiment::Conduit) {
-            if !deployed(&ctx, &variant) {
-                let reason = format!("not deployed: {} is not in the template", variant.api);
-                phase(&format!("skip conduit-mixed / {}: {reason}", variant.name));
-                skipped.push(skip("conduit-mixed", &variant, reason));
-                continue;
-            }
-            let mut run = conduit::conduit(&ctx, &variant).await;
-            records.append(&mut run.records);
-            capacity.extend(run.capacity);
-            skipped.append(&mut run.not_run);
+    for (door, text) in ctx.opts.doors.clone().into_iter().zip(texts) {
+        (ctx.door, ctx.template_text) = (door, text);
+        phase(&format!("through the {}s", apis::describe(ctx.door.api)));
+        let from = skipped.len();
+        run_door(&ctx, &mut records, &mut skipped, &mut capacity).await;
+        // Every run this pass could not measure was to go through its door.
+        for s in &mut skipped[from..] {
+            s.api = ctx.door.api;
         }
     }
     let results = Results {
@@ -157,6 +131,59 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
     };
     write_reports(&results, &ctx.opts.out)?;
     Ok(results)
+}
+
+/// One pass through `ctx.door`: the orders scenarios, the sweep, Conduit.
+async fn run_door(
+    ctx: &Bench,
+    records: &mut Vec<RunRecord>,
+    skipped: &mut Vec<Skipped>,
+    capacity: &mut Vec<CapacityResult>,
+) {
+    for (spec, variant) in scenario_runs(&ctx.opts) {
+        let shape = spec.shape.scaled(ctx.opts.mode);
+        match run_one(
+            ctx,
+            RecordKind::Scenario,
+            &spec,
+            &shape,
+            &variant,
+            &BTreeMap::new(),
+        )
+        .await
+        {
+            Ok(Ok(record)) => records.push(record),
+            Ok(Err(reason)) => skipped.push(skip(&spec.name, &variant, reason)),
+            // One broken run must not lose the others' results.
+            Err(e) => skipped.push(failed(&spec.name, &variant, &e)),
+        }
+    }
+    if ctx.opts.sweep
+        && wants(&ctx.opts.scenarios, "orders-sweep")
+        && ctx.opts.mode != Mode::Smoke
+        && ctx.opts.target == TargetKind::Local
+    {
+        let (mut swept, mut not_swept) = sweep::orders_sweep(ctx).await;
+        records.append(&mut swept);
+        skipped.append(&mut not_swept);
+    }
+    let conduit_wanted = ["conduit-mixed", "conduit-capacity"]
+        .iter()
+        .any(|name| wants(&ctx.opts.scenarios, name));
+    if conduit_wanted && ctx.opts.mode != Mode::Smoke {
+        for variant in selected(&ctx.opts, Experiment::Conduit) {
+            if !deployed(ctx, &variant) {
+                let reason = format!("not deployed: {} is not in the template", variant.api);
+                phase(&format!("skip conduit-mixed / {}: {reason}", variant.name));
+                skipped.push(skip("conduit-mixed", &variant, reason));
+                continue;
+            }
+            let mut run = conduit::conduit(ctx, &variant).await;
+            records.append(&mut run.records);
+            capacity.extend(run.capacity);
+            skipped.append(&mut run.not_run);
+        }
+    }
 }
 
 /// `results.json`, `report.html` and `summary.md` into `out`.
@@ -257,7 +284,7 @@ pub(super) fn wants(filter: &[String], name: &str) -> bool {
 fn deployed(ctx: &Bench, variant: &Variant) -> bool {
     match ctx.opts.target {
         TargetKind::Local => ctx.template_text.contains(&format!("\n  {}:", variant.api)),
-        _ => ctx.opts.urls.contains_key(variant.api),
+        _ => ctx.door.urls.contains_key(variant.api),
     }
 }
 
@@ -309,6 +336,8 @@ fn skip(scenario: &str, variant: &Variant, reason: String) -> Skipped {
     Skipped {
         scenario: scenario.into(),
         variant: variant.name.into(),
+        // Its pass names the door (`run`).
+        api: ApiKind::default(),
         reason,
     }
 }
@@ -344,11 +373,22 @@ async fn run_one(
     overrides: &BTreeMap<String, String>,
 ) -> anyhow::Result<Result<RunRecord, String>> {
     let setting = setting_name(overrides);
-    let label = format!("{} / {} {}", spec.name, variant.name, setting);
-    let slug = format!(
-        "{}-{}-{}",
+    let api = ctx.door.api;
+    let label = format!(
+        "{} / {}{} {}",
         spec.name,
         variant.name,
+        apis::title_note(api),
+        setting
+    );
+    let slug = format!(
+        "{}-{}{}-{}",
+        spec.name,
+        variant.name,
+        match api {
+            ApiKind::Http => String::new(),
+            other => format!("-{other}"),
+        },
         setting.replace([',', '='], "-").replace(' ', "")
     );
     let work_dir = ctx.opts.out.join("runs").join(&slug);
@@ -357,7 +397,7 @@ async fn run_one(
             phase(&format!("{label}: starting the local cloud"));
             let launch = LocalLaunch {
                 binaries_dir: &ctx.opts.binaries_dir,
-                template: &ctx.opts.template,
+                template: &ctx.door.template,
                 parameter_overrides: overrides,
                 work_dir: &work_dir,
                 latency_profile: ctx.opts.latency_profile.as_deref(),
@@ -368,7 +408,7 @@ async fn run_one(
     };
     let url = match &cloud {
         Some(c) => c.url_of(variant),
-        None => ctx.opts.urls.get(variant.api).cloned(),
+        None => ctx.door.urls.get(variant.api).cloned(),
     };
     let Some(url) = url else {
         if let Some(c) = cloud {
@@ -467,6 +507,7 @@ async fn run_one(
         kind,
         scenario: spec.name.clone(),
         variant: variant.name.into(),
+        api,
         setting,
         started_at,
         settings: Settings {

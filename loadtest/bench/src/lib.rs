@@ -4,6 +4,7 @@
 //! cloud's counters, priced by `costmodel`, reported as `results.json`, a
 //! self-contained HTML page and a Markdown summary. See `docs/bench.md`.
 
+pub mod apis;
 pub mod cpu;
 pub mod driver;
 pub mod ledger;

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
+use bench::apis;
 use bench::driver::{self, RunOptions, TargetKind};
 use bench::plan::Mode;
 use bench::results::Results;
@@ -52,18 +53,27 @@ struct RunArgs {
     /// Function binaries and `localcloud` (target local).
     #[arg(long, default_value = "target/release")]
     binaries_dir: PathBuf,
+    /// The front door of every variant: http (template.yaml), rest
+    /// (--rest-template), or both in one run (`http,rest` or `both`).
+    #[arg(long, default_value = "http")]
+    api: String,
     #[arg(long, default_value = "template.yaml")]
     template: PathBuf,
+    /// The REST version of the template (`localcloud rest-template`), for `--api rest`.
+    #[arg(long, default_value = "template-rest.yaml")]
+    rest_template: PathBuf,
     /// Latency injected by the local cloud into DynamoDB, SQS and Invoke calls, so that
     /// billed durations approximate AWS (e.g. infra/localcloud/profiles/aws-us-east-1.json).
     #[arg(long)]
     latency_profile: Option<PathBuf>,
-    /// Remote targets: `variant=URL` (repeatable).
+    /// Remote targets: `[KIND:]variant=URL` (repeatable; KIND http or rest
+    /// when --api runs both).
     #[arg(long = "url")]
     urls: Vec<String>,
-    /// Remote targets: `aws cloudformation describe-stacks` output or a local cloud endpoints file.
+    /// Remote targets: `[KIND:]FILE`, `aws cloudformation describe-stacks` output or a
+    /// local cloud endpoints file (repeatable; `rest:FILE` for the stack of template-rest.yaml).
     #[arg(long)]
-    stack_outputs: Option<PathBuf>,
+    stack_outputs: Vec<String>,
     /// Skip the orders concurrency / batch sweep.
     #[arg(long)]
     no_sweep: bool,
@@ -103,20 +113,21 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     } else {
         Mode::Quick
     };
-    let mut urls = match &args.stack_outputs {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
-            bench::target::api_urls_from_document(&serde_json::from_str(&text)?)
+    let doors = apis::doors(&apis::DoorArgs {
+        kinds: &apis::parse_kinds(&args.api)?,
+        template: &args.template,
+        rest_template: &args.rest_template,
+        stack_outputs: &args.stack_outputs,
+        urls: &args.urls,
+    })?;
+    for door in &doors {
+        if args.target != TargetKind::Local && door.urls.is_empty() {
+            anyhow::bail!(
+                "--target {:?} needs --url variant=URL or --stack-outputs FILE for its {}",
+                args.target,
+                apis::describe(door.api)
+            );
         }
-        None => Default::default(),
-    };
-    urls.extend(bench::target::parse_url_flags(&args.urls)?);
-    if args.target != TargetKind::Local && urls.is_empty() {
-        anyhow::bail!(
-            "--target {:?} needs --url variant=URL or --stack-outputs FILE",
-            args.target
-        );
     }
     let out = args.out.unwrap_or_else(|| {
         PathBuf::from("reports").join(chrono::Local::now().format("%Y%m%d-%H%M%S").to_string())
@@ -128,8 +139,7 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         variants: args.variants,
         out: out.clone(),
         binaries_dir: args.binaries_dir,
-        template: args.template,
-        urls,
+        doors,
         sweep: !args.no_sweep,
         capacity: !args.no_capacity,
         latency_profile: args.latency_profile,

@@ -144,7 +144,8 @@ pub struct RunMetering {
     pub functions: BTreeMap<String, FunctionFigures>,
     pub queues: BTreeMap<String, QueueFigures>,
     pub tables: BTreeMap<String, TableFigures>,
-    /// Requests the variant's HTTP API counted (metered, per 512 KB).
+    /// Requests the variant's API counted as billed (an HTTP API per 512 KB,
+    /// a REST API one each); the record's `api` says which price applies.
     pub api_requests: f64,
     /// Response bytes (headers included) the API sent to its clients.
     pub data_transfer_out_bytes: f64,

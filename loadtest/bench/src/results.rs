@@ -6,13 +6,16 @@ use std::collections::BTreeMap;
 use costmodel::bill::BillLine;
 use serde::{Deserialize, Serialize};
 
+use crate::apis::ApiKind;
 use crate::cpu::CpuAccount;
 use crate::metering::RunMetering;
 use crate::plan::{LoadShape, Mode};
 use crate::recorder::{Point, Summary};
 use crate::sla::CapacityStep;
 
-pub const SCHEMA_VERSION: u32 = 1;
+/// 2: every record, capacity result and skipped run says its front door
+/// (`api`); a version 1 file reads as all HTTP APIs, which it was.
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Results {
@@ -68,6 +71,9 @@ pub struct RunRecord {
     pub kind: RecordKind,
     pub scenario: String,
     pub variant: String,
+    /// The front door the load went through (`--api`): HTTP API or REST API.
+    #[serde(default)]
+    pub api: ApiKind,
     /// A short name for the setting (sweep: `max-concurrency=10,batch=1`).
     pub setting: String,
     pub started_at: String,
@@ -145,6 +151,8 @@ fn x86_64() -> String {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CapacityResult {
     pub variant: String,
+    #[serde(default)]
+    pub api: ApiKind,
     pub users_held: Option<u64>,
     pub steps: Vec<CapacityStep>,
     pub step_seconds: u64,
@@ -154,6 +162,8 @@ pub struct CapacityResult {
 pub struct Skipped {
     pub scenario: String,
     pub variant: String,
+    #[serde(default)]
+    pub api: ApiKind,
     pub reason: String,
 }
 
@@ -173,9 +183,10 @@ impl Results {
             .filter_map(|r| {
                 let ledger = r.ledger.as_ref().filter(|l| l.lost() > 0)?;
                 Some(format!(
-                    "{} / {}: {}",
+                    "{} / {}{}: {}",
                     r.scenario,
                     r.variant,
+                    crate::apis::title_note(r.api),
                     ledger.describe()
                 ))
             })

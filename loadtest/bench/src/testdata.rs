@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use costmodel::{FunctionUsage, QueueUsage, TableUsage, Usage};
 
+use crate::apis::ApiKind;
 use crate::cpu::CpuAccount;
 use crate::metering::{FunctionFigures, QueueFigures, RunMetering, TableFigures};
 use crate::plan::{conduit_scenario, orders_scenarios, Mode, ScenarioSpec};
@@ -76,7 +77,7 @@ fn per_request(variant: &str) -> PerRequest {
 /// 350 bytes of START/END/REPORT (and 26 per event) per invocation.
 const LOG_BYTES_PER_INVOCATION: f64 = 350.0;
 
-fn metering_and_usage(variant: &str, requests: u64) -> (RunMetering, Usage) {
+fn metering_and_usage(variant: &str, api: ApiKind, requests: u64) -> (RunMetering, Usage) {
     let p = per_request(variant);
     let n = requests as f64;
     let name = |f: &str| format!("bench-{variant}-{f}");
@@ -93,7 +94,10 @@ fn metering_and_usage(variant: &str, requests: u64) -> (RunMetering, Usage) {
         log_bytes: n * LOG_BYTES_PER_INVOCATION * p.functions.len() as f64,
         ..Usage::default()
     };
-    usage.api_gateway.http_requests = n;
+    match api {
+        ApiKind::Rest => usage.api_gateway.rest_requests = n,
+        _ => usage.api_gateway.http_requests = n,
+    }
     for (f, ms) in p.functions {
         let figures = FunctionFigures {
             memory_mb: 128.0,
@@ -141,9 +145,20 @@ fn metering_and_usage(variant: &str, requests: u64) -> (RunMetering, Usage) {
 }
 
 pub fn record(spec: &ScenarioSpec, variant: &str, ok_latency: f64, failures: usize) -> RunRecord {
+    record_through(ApiKind::Http, spec, variant, ok_latency, failures)
+}
+
+/// A run whose load went through `api`, priced at that API's price.
+pub fn record_through(
+    api: ApiKind,
+    spec: &ScenarioSpec,
+    variant: &str,
+    ok_latency: f64,
+    failures: usize,
+) -> RunRecord {
     let s = samples(ok_latency, failures);
     let summary = summarize(&s, 10.0);
-    let (metering, usage) = metering_and_usage(variant, summary.requests);
+    let (metering, usage) = metering_and_usage(variant, api, summary.requests);
     let cost = Pricing::load(None, None, Some(costmodel::DEFAULT_LOG_RETENTION_DAYS))
         .and_then(|p| p.price(&usage, summary.successes, "x86_64"))
         .expect("the test usage prices");
@@ -151,6 +166,7 @@ pub fn record(spec: &ScenarioSpec, variant: &str, ok_latency: f64, failures: usi
         kind: RecordKind::Scenario,
         scenario: spec.name.clone(),
         variant: variant.into(),
+        api,
         setting: "template defaults".into(),
         started_at: "2026-11-30T12:00:00Z".into(),
         settings: Settings {
@@ -211,6 +227,7 @@ fn capacity(variant: &str, held: u64) -> CapacityResult {
         .collect();
     CapacityResult {
         variant: variant.into(),
+        api: ApiKind::Http,
         users_held: Some(held),
         steps,
         step_seconds: 20,
@@ -257,9 +274,22 @@ pub fn results() -> Results {
         skipped: vec![Skipped {
             scenario: "orders-largepayload".into(),
             variant: "orders-queue".into(),
+            api: ApiKind::Http,
             reason: "not selected (--scenario)".into(),
         }],
     }
+}
+
+/// [`results`] with the baseline orders runs also through REST APIs (`--api
+/// both`): 20 ms slower, the same functions behind them.
+pub fn results_with_rest() -> Results {
+    let mut results = results();
+    let baseline = &orders_scenarios()[0];
+    for (variant, latency) in [("orders-direct", 530.0), ("orders-queue", 920.0)] {
+        let rest = record_through(ApiKind::Rest, baseline, variant, latency, 0);
+        results.records.push(rest);
+    }
+    results
 }
 
 /// `tests/fixtures/sample-results.json` is this data: regenerated with

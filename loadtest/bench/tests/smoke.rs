@@ -37,6 +37,11 @@ fn binaries_dir(template: &str) -> PathBuf {
 /// `bench run --smoke` of one scenario on the project's template and binaries;
 /// its stderr and results (the run must succeed).
 fn smoke_run(scenario: &str, out: &std::path::Path) -> (String, Results) {
+    smoke_run_with(scenario, &[], out)
+}
+
+/// [`smoke_run`] with more flags (`--api rest`).
+fn smoke_run_with(scenario: &str, flags: &[&str], out: &std::path::Path) -> (String, Results) {
     // One bench run at a time: two local clouds under load on a 2-core
     // machine would measure each other.
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -46,8 +51,11 @@ fn smoke_run(scenario: &str, out: &std::path::Path) -> (String, Results) {
     let output = Command::new(env!("CARGO_BIN_EXE_bench"))
         .args(["run", "--smoke", "--no-sweep", "--no-capacity"])
         .args(["--scenario", scenario])
+        .args(flags)
         .arg("--template")
         .arg(&template)
+        .arg("--rest-template")
+        .arg(workspace().join("template-rest.yaml"))
         .arg("--binaries-dir")
         .arg(&binaries)
         .arg("--out")
@@ -206,4 +214,38 @@ fn smoke_fault_run_accounts_for_every_request_and_every_service_queue_message_of
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+#[test]
+fn smoke_run_through_rest_apis_serves_both_orders_paths_at_the_rest_price() {
+    // GIVEN the REST version of the template (template-rest.yaml)
+    let out = tempfile::tempdir().unwrap();
+    // WHEN the bench runs in smoke mode through REST APIs
+    let (stderr, results) = smoke_run_with("orders-baseline", &["--api", "rest"], out.path());
+    // THEN both paths answered through their REST API, its stage in the URL
+    assert_eq!(results.variants(), ["orders-direct", "orders-queue"]);
+    for record in &results.records {
+        let name = &record.variant;
+        assert_eq!(record.api, bench::apis::ApiKind::Rest, "{name}");
+        assert!(record.settings.base_url.ends_with("/Prod"), "{name}");
+        assert!(record.summary.successes > 0, "{name}: no success");
+        // AND its API requests were billed at the REST API price, $3.50 per million
+        let metering = record.metering.as_ref().expect("local runs are metered");
+        assert!(metering.api_requests >= record.summary.successes as f64);
+        let cost = record.cost.as_ref().expect("local runs are priced");
+        let gateway = cost.by_line.iter().find(|l| l.heading == "API Gateway");
+        let usd = gateway.map_or(0.0, |l| l.usd);
+        assert!(
+            (usd - metering.api_requests * 3.50e-6).abs() < 1e-12,
+            "{name}: {usd} for {} requests",
+            metering.api_requests
+        );
+    }
+    // AND the reports name the door
+    let summary = std::fs::read_to_string(out.path().join("summary.md")).unwrap();
+    assert!(
+        summary.contains("orders-baseline / orders-direct (REST API)"),
+        "{summary}"
+    );
+    assert!(stderr.contains("through the REST APIs"), "{stderr}");
 }

@@ -19,7 +19,7 @@ use parking_lot::Mutex;
 use tokio::net::TcpListener;
 
 use crate::gateway::{serve, GatewayHandle, MeteredApi, StartError, MAX_PAYLOAD_BYTES};
-use crate::metrics::{ApiMetrics, Meter, Outcome};
+use crate::metrics::{ApiKind, ApiMetrics, Meter, Outcome};
 use crate::routes::RouteTable;
 use config::RestApiConfig;
 use event::{build_rest_event, RestEventContext};
@@ -50,7 +50,7 @@ impl RestApi {
         let routes = RouteTable::new(&config.name, &config.routes)?;
         let api_id = config.api_id();
         Ok(Self {
-            metrics: Mutex::new(ApiMetrics::new(&config.name, &api_id)),
+            metrics: Mutex::new(ApiMetrics::new(ApiKind::Rest, &config.name, &api_id)),
             bucket: TokenBucket::new(config.throttle),
             config,
             api_id,

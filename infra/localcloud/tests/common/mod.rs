@@ -62,12 +62,35 @@ pub fn test_function_binaries() -> PathBuf {
 /// The HTTP API benchmark's two no-op functions behind one HTTP API
 /// (`tests/fixtures/noop-app.yaml`), logging into `log_dir`.
 pub async fn noop_app(stack_name: &str, log_dir: &std::path::Path) -> localcloud::LocalCloud {
-    let mut stack = localcloud::StackConfig::new(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/noop-app.yaml"),
-    );
+    let mut stack = fixture_stack("noop-app.yaml", &["noop-http", "noop-raw"], log_dir);
     stack.stack_name = stack_name.into();
-    stack.binaries_dir = localcloud::testing::function_binaries(&["noop-http", "noop-raw"]);
+    start_stack(stack).await
+}
+
+/// The front doors application (`tests/fixtures/front-doors.yaml`): a REST
+/// API, the implicit `ServerlessRestApi`, an HTTP API and two function URLs
+/// in front of `http-echo`, logging into `log_dir`.
+pub async fn front_doors_app(log_dir: &std::path::Path) -> localcloud::LocalCloud {
+    start_stack(fixture_stack("front-doors.yaml", &["http-echo"], log_dir)).await
+}
+
+/// `tests/fixtures/<fixture>` with the test functions `binaries` (built on demand).
+fn fixture_stack(
+    fixture: &str,
+    binaries: &[&str],
+    log_dir: &std::path::Path,
+) -> localcloud::StackConfig {
+    let mut stack = localcloud::StackConfig::new(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(fixture),
+    );
+    stack.binaries_dir = localcloud::testing::function_binaries(binaries);
     stack.log_dir = log_dir.to_path_buf();
+    stack
+}
+
+async fn start_stack(stack: localcloud::StackConfig) -> localcloud::LocalCloud {
     localcloud::LocalCloud::start(localcloud::LocalCloudConfig {
         stack: Some(stack),
         ..localcloud::LocalCloudConfig::ephemeral()

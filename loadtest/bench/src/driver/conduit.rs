@@ -137,6 +137,7 @@ pub(super) async fn conduit(ctx: &Bench, variant: &Variant) -> ConduitRuns {
     }
     let result = CapacityResult {
         variant: variant.name.into(),
+        api: ctx.door.api,
         users_held: users_held(&steps),
         steps,
         step_seconds,

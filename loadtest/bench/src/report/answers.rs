@@ -5,6 +5,7 @@
 use costmodel::bill::BILL_HEADINGS;
 
 use super::{ms, title};
+use crate::apis::ApiKind;
 use crate::results::{RecordKind, Results, RunRecord};
 
 /// A table of text cells; the first column names the row.
@@ -34,12 +35,14 @@ const CONDUIT_VARIANTS: [&str; 3] = [
 ];
 
 /// The answers the run can give (an experiment none of whose runs is in the
-/// results is left out).
+/// results is left out). The experiments are answered through the run's
+/// first front door; the doors are compared when both were run.
 pub fn answers(results: &Results) -> Vec<Answer> {
     let mut answers = Vec::new();
+    let api = first_api(results);
     let orders: Vec<Option<&RunRecord>> = ORDERS_COLUMNS
         .iter()
-        .map(|(scenario, variant)| find(results, scenario, variant))
+        .map(|(scenario, variant)| find(results, api, scenario, variant))
         .collect();
     if orders.iter().any(Option::is_some) {
         answers.push(Answer {
@@ -49,22 +52,134 @@ pub fn answers(results: &Results) -> Vec<Answer> {
     }
     let conduit: Vec<Option<&RunRecord>> = CONDUIT_VARIANTS
         .iter()
-        .map(|variant| find(results, "conduit-mixed", variant))
+        .map(|variant| find(results, api, "conduit-mixed", variant))
         .collect();
     if conduit.iter().any(Option::is_some) {
         answers.push(Answer {
             question: "One Lambda or many (Conduit: monolith, microservices by Invoke, by queue)?",
-            table: conduit_table(results, &conduit),
+            table: conduit_table(results, api, &conduit),
+        });
+    }
+    if let Some(table) = doors_table(results) {
+        answers.push(Answer {
+            question: "HTTP API or REST API in front (the same functions behind)?",
+            table,
         });
     }
     answers
 }
 
-fn find<'a>(results: &'a Results, scenario: &str, variant: &str) -> Option<&'a RunRecord> {
-    results
+/// The front door of the run's first record (`--api`'s first kind).
+pub fn first_api(results: &Results) -> ApiKind {
+    results.records.first().map_or(ApiKind::Http, |r| r.api)
+}
+
+fn find<'a>(
+    results: &'a Results,
+    api: ApiKind,
+    scenario: &str,
+    variant: &str,
+) -> Option<&'a RunRecord> {
+    results.records.iter().find(|r| {
+        r.kind == RecordKind::Scenario
+            && r.api == api
+            && r.scenario == scenario
+            && r.variant == variant
+    })
+}
+
+/// Every scenario run through both doors: latency and dollars per million
+/// successful requests behind the HTTP API and behind the REST API, and the
+/// difference, with the part of it that is API Gateway's own price.
+pub fn doors_table(results: &Results) -> Option<Table> {
+    let pairs: Vec<(&RunRecord, &RunRecord)> = results
         .records
         .iter()
-        .find(|r| r.kind == RecordKind::Scenario && r.scenario == scenario && r.variant == variant)
+        .filter(|r| r.kind == RecordKind::Scenario && r.api == ApiKind::Http)
+        .filter_map(|http| {
+            let rest = results.records.iter().find(|r| {
+                r.kind == http.kind
+                    && r.api == ApiKind::Rest
+                    && (&r.scenario, &r.variant, &r.setting)
+                        == (&http.scenario, &http.variant, &http.setting)
+            })?;
+            Some((http, rest))
+        })
+        .collect();
+    if pairs.is_empty() {
+        return None;
+    }
+    let headers = [
+        "run",
+        "p50 ms HTTP",
+        "p50 ms REST",
+        "p95 ms HTTP",
+        "p95 ms REST",
+        "p95 REST - HTTP",
+        "$ per M ok HTTP",
+        "$ per M ok REST",
+        "$ REST - HTTP",
+        "of which API Gateway",
+    ];
+    let rows = pairs
+        .iter()
+        .map(|(http, rest)| {
+            let ok = |r: &RunRecord| r.cost.as_ref().and_then(|c| c.usd_per_million_successful);
+            let gateway = |r: &RunRecord| line_per_million_ok(r, "API Gateway");
+            vec![
+                format!("{} / {}", http.scenario, http.variant),
+                ms(http.summary.p50_ms),
+                ms(rest.summary.p50_ms),
+                ms(http.summary.p95_ms),
+                ms(rest.summary.p95_ms),
+                ms_difference(http.summary.p95_ms, rest.summary.p95_ms),
+                dollars(ok(http)),
+                dollars(ok(rest)),
+                usd_difference(ok(http), ok(rest)),
+                usd_difference(gateway(http), gateway(rest)),
+            ]
+        })
+        .collect();
+    Some(Table {
+        headers: headers.map(String::from).to_vec(),
+        rows,
+    })
+}
+
+/// `+22 ms (+4.3 %)`; `+0 ms`, never `-0 ms`, for less than half a millisecond.
+fn ms_difference(http: Option<f64>, rest: Option<f64>) -> String {
+    let (Some(h), Some(r)) = (http, rest) else {
+        return "-".into();
+    };
+    // Adding 0.0 turns a rounded -0.0 into 0.0.
+    let ms = (r - h).round() + 0.0;
+    if h > 0.0 {
+        format!("{ms:+.0} ms ({:+.1} %)", ms / h * 100.0)
+    } else {
+        format!("{ms:+.0} ms")
+    }
+}
+
+/// `+2.50 (1.63x)`.
+fn usd_difference(http: Option<f64>, rest: Option<f64>) -> String {
+    match (http, rest) {
+        (Some(h), Some(r)) if h > 0.0 => format!("{:+.2} ({:.2}x)", r - h, r / h),
+        (Some(h), Some(r)) => format!("{:+.2}", r - h),
+        _ => "-".into(),
+    }
+}
+
+/// One bill heading's dollars per million successful requests.
+fn line_per_million_ok(r: &RunRecord, heading: &str) -> Option<f64> {
+    let cost = r.cost.as_ref()?;
+    let successes = r.summary.successes as f64;
+    let usd: f64 = cost
+        .by_line
+        .iter()
+        .filter(|l| l.heading == heading)
+        .map(|l| l.usd)
+        .sum();
+    (successes > 0.0).then(|| usd / successes * 1e6)
 }
 
 fn orders_table(results: &Results, runs: &[Option<&RunRecord>]) -> Table {
@@ -93,7 +208,7 @@ fn orders_table(results: &Results, runs: &[Option<&RunRecord>]) -> Table {
     Table { headers, rows }
 }
 
-fn conduit_table(results: &Results, runs: &[Option<&RunRecord>]) -> Table {
+fn conduit_table(results: &Results, api: ApiKind, runs: &[Option<&RunRecord>]) -> Table {
     let mut headers = vec![String::new()];
     headers.extend(
         CONDUIT_VARIANTS
@@ -104,7 +219,7 @@ fn conduit_table(results: &Results, runs: &[Option<&RunRecord>]) -> Table {
         results
             .capacity
             .iter()
-            .find(|c| c.variant == variant)
+            .find(|c| c.variant == variant && c.api == api)
             .map(|c| {
                 c.users_held
                     .map_or_else(|| "none".into(), |u| u.to_string())
@@ -187,6 +302,7 @@ pub fn assumptions(results: &Results) -> String {
     format!(
         "Prices: table {} ({}{}). Lambda durations were measured on {measured} (this machine) and are priced at {measured} rates; \
          the {other} figures are an estimate: the same durations at {other} rates (the template deploys arm64; code runs at another speed there). \
+         API Gateway requests are priced at their API's kind: HTTP API, or REST API (about 3.5 times the HTTP API price). \
          The bill covers API Gateway, Lambda requests and duration, SQS, DynamoDB, CloudWatch Logs (ingestion, 26 bytes per event included; storage {retention}) \
          and data transfer out (response bytes with headers). Dollars are divided by successful requests.",
         results.price_table_version,
@@ -302,6 +418,51 @@ mod tests {
             .rows
             .iter()
             .any(|r| r[0] == "function CPU ms per request"));
+    }
+
+    #[test]
+    fn http_and_rest_runs_of_a_variant_are_compared_side_by_side() {
+        // GIVEN the baseline orders runs through HTTP APIs and REST APIs
+        let results = testdata::results_with_rest();
+        // WHEN the answers are drawn
+        let answers = answers(&results);
+        // THEN a third answer compares the doors, a row per variant run through both
+        assert_eq!(answers.len(), 3);
+        assert!(answers[2].question.starts_with("HTTP API or REST API"));
+        let doors = &answers[2].table;
+        let names: Vec<&str> = doors.rows.iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "orders-baseline / orders-direct",
+                "orders-baseline / orders-queue"
+            ]
+        );
+        let direct = &doors.rows[0];
+        let at = |header: &str| {
+            let i = doors.headers.iter().position(|h| h == header).unwrap();
+            direct[i].as_str()
+        };
+        // AND REST's 20 ms more, and its API Gateway price: 3.50 per million
+        // requests instead of 1.00 (every request succeeded)
+        assert_eq!(at("p95 REST - HTTP"), "+20 ms (+3.9 %)");
+        assert_eq!(at("of which API Gateway"), "+2.50 (3.50x)");
+        assert!(at("$ REST - HTTP").starts_with("+2.50 ("), "{direct:?}");
+        // AND the experiments are still answered through the HTTP APIs
+        let p95 = answers[0]
+            .table
+            .rows
+            .iter()
+            .find(|r| r[0].starts_with("p95"));
+        assert_eq!(p95.unwrap()[1], ms(results.records[0].summary.p95_ms));
+    }
+
+    #[test]
+    fn differences_are_signed_and_a_rounded_zero_is_plus_zero() {
+        assert_eq!(ms_difference(Some(530.4), Some(530.0)), "+0 ms (+0.0 %)");
+        assert_eq!(ms_difference(Some(500.0), Some(480.0)), "-20 ms (-4.0 %)");
+        assert_eq!(ms_difference(None, Some(480.0)), "-");
+        assert_eq!(usd_difference(Some(1.0), Some(3.5)), "+2.50 (3.50x)");
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::answers::{self, Table};
 use super::stacked::stacked_bar_chart;
 use super::svg::{escape, line_chart, Series, COLORS};
-use super::{ms, title};
+use super::{ms, title, variant_label};
 use crate::results::{Results, RunRecord};
 
 pub fn render(results: &Results) -> String {
@@ -42,7 +42,7 @@ pub fn render(results: &Results) -> String {
                 body,
                 "<li>{} / {}: {}</li>",
                 escape(&s.scenario),
-                escape(&s.variant),
+                escape(&variant_label(&s.variant, s.api)),
                 escape(&s.reason)
             );
         }
@@ -172,7 +172,7 @@ fn capacity(body: &mut String, results: &Results) {
         let _ = write!(
             body,
             "<tr><td>{}</td><td>{held}</td><td>{}</td></tr>",
-            escape(&c.variant),
+            escape(&variant_label(&c.variant, c.api)),
             escape(&steps.join("; "))
         );
     }
@@ -195,11 +195,13 @@ fn record_section(body: &mut String, r: &RunRecord) {
         .collect();
     let _ = write!(
         body,
-        "<p>Load: Goose plan <code>{}</code> (original <code>{}</code>){}{}. Settings: {}; memory: {}; account concurrency {}.</p>",
+        "<p>Load: Goose plan <code>{}</code> (original <code>{}</code>){}{}, through the {} at <code>{}</code>. Settings: {}; memory: {}; account concurrency {}.</p>",
         escape(&r.load.shape.describe()),
         escape(&r.load.original_shape.describe()),
         r.load.size.map_or_else(String::new, |s| format!(", size {s}")),
         r.load.think_time_s.map_or_else(|| ", closed loop, no think time".into(), |(a, b)| format!(", think time {a}-{b} s")),
+        crate::apis::describe(r.api),
+        escape(&r.settings.base_url),
         escape(&params.join(", ")),
         escape(&memory.join(", ")),
         r.settings.account_concurrency_limit
@@ -337,6 +339,15 @@ mod tests {
         assert!(html.contains("1. Direct call or queue"));
         assert!(html.contains("2. One Lambda or many"));
         assert!(html.contains("measured on x86_64"));
+    }
+
+    #[test]
+    fn rest_runs_say_their_door_and_are_compared_with_http() {
+        let html = render(&testdata::results_with_rest());
+        assert!(html.contains("<h3>3. HTTP API or REST API in front"));
+        assert!(html.contains("<h3>orders-baseline / orders-direct (REST API)</h3>"));
+        assert!(html.contains("through the REST API at <code>"));
+        assert!(html.contains("through the HTTP API at <code>"));
     }
 
     #[test]

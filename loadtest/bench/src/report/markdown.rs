@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::answers::{self, Table};
-use super::{ms, title};
+use super::{ms, title, variant_label};
 use crate::results::{RecordKind, Results, RunRecord};
 
 pub fn summary(results: &Results) -> String {
@@ -62,12 +62,14 @@ pub fn summary(results: &Results) -> String {
             let held = c
                 .users_held
                 .map_or_else(|| "none".into(), |u| u.to_string());
-            let _ = writeln!(md, "| {} | {held} | {} |", c.variant, steps.join(", "));
+            let variant = variant_label(&c.variant, c.api);
+            let _ = writeln!(md, "| {variant} | {held} | {} |", steps.join(", "));
         }
         md.push('\n');
     }
     for s in &results.skipped {
-        let _ = writeln!(md, "- skipped {} / {}: {}", s.scenario, s.variant, s.reason);
+        let variant = variant_label(&s.variant, s.api);
+        let _ = writeln!(md, "- skipped {} / {variant}: {}", s.scenario, s.reason);
     }
     md.push_str(&ledger_section(results));
     md
@@ -82,7 +84,7 @@ fn ledger_section(results: &Results) -> String {
                 md,
                 "- ledger {} / {} {}: {}",
                 r.scenario,
-                r.variant,
+                variant_label(&r.variant, r.api),
                 r.setting,
                 ledger.describe()
             );
@@ -166,7 +168,11 @@ fn cost_section(results: &Results) -> String {
         }
         for (r, usd) in &priced {
             let ratio = if base_usd > 0.0 {
-                format!("{:.2}x {}", usd / base_usd, base.variant)
+                format!(
+                    "{:.2}x {}",
+                    usd / base_usd,
+                    variant_label(&base.variant, base.api)
+                )
             } else {
                 "-".into()
             };
@@ -178,7 +184,7 @@ fn cost_section(results: &Results) -> String {
             let _ = writeln!(
                 md,
                 "| {scenario} | {} | {usd:.2} | {ratio} | {dominant} |",
-                r.variant
+                variant_label(&r.variant, r.api)
             );
         }
     }
@@ -224,6 +230,12 @@ mod tests {
     use super::*;
     use crate::testdata;
 
+    /// Where `text` is in `md`; missing, the test fails showing `md`.
+    fn position(md: &str, text: &str) -> usize {
+        md.find(text)
+            .unwrap_or_else(|| panic!("{text} missing: {md}"))
+    }
+
     #[test]
     fn summary_has_a_row_per_record_with_successes_apart() {
         let md = summary(&testdata::results());
@@ -267,10 +279,7 @@ mod tests {
     #[test]
     fn the_answers_open_the_summary_with_the_architecture_assumption() {
         let md = summary(&testdata::results());
-        let at = |text: &str| {
-            md.find(text)
-                .unwrap_or_else(|| panic!("{text} missing: {md}"))
-        };
+        let at = |text: &str| position(&md, text);
         assert!(at("### 1. Direct call or queue") < at("### Scenarios"));
         assert!(at("### 2. One Lambda or many") < at("### Scenarios"));
         assert!(md.contains(
@@ -278,6 +287,19 @@ mod tests {
         ));
         assert!(md.contains("by line (x86_64, as measured)"));
         assert!(md.contains("the arm64 figures are an estimate"));
+    }
+
+    #[test]
+    fn runs_through_both_doors_are_told_apart_and_compared() {
+        // GIVEN the baseline orders runs through HTTP and REST APIs
+        let md = summary(&testdata::results_with_rest());
+        // THEN the comparison is the third answer, before the scenario rows
+        let third = position(&md, "### 3. HTTP API or REST API in front");
+        assert!(third < position(&md, "### Scenarios"));
+        assert!(md.contains("| run | p50 ms HTTP | p50 ms REST |"), "{md}");
+        // AND each REST run is a row of its own, named by its door
+        assert!(md.contains("| orders-baseline / orders-direct (REST API) |"));
+        assert!(md.contains("| orders-baseline | orders-queue (REST API) |"));
     }
 
     #[test]

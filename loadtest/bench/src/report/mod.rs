@@ -15,10 +15,16 @@ pub fn ms(v: Option<f64>) -> String {
     v.map_or_else(|| "-".into(), |v| format!("{v:.0}"))
 }
 
-/// The row title of a record: scenario, variant and setting; capacity steps
-/// also name their number of users, the one thing that tells them apart.
+/// A variant and, when not an HTTP API, its front door.
+pub fn variant_label(variant: &str, api: crate::apis::ApiKind) -> String {
+    format!("{variant}{}", crate::apis::title_note(api))
+}
+
+/// The row title of a record: scenario, variant (and its front door when not
+/// an HTTP API) and setting; capacity steps also name their number of users,
+/// the one thing that tells them apart.
 pub fn title(r: &RunRecord) -> String {
-    let mut title = format!("{} / {}", r.scenario, r.variant);
+    let mut title = format!("{} / {}", r.scenario, variant_label(&r.variant, r.api));
     if r.kind == RecordKind::Capacity {
         let users = r
             .load

@@ -34,7 +34,8 @@ pub async fn send(
     recorder: &Arc<Recorder>,
     call: Call<'_>,
 ) -> Result<Option<Value>, Box<TransactionError>> {
-    let mut builder = user.get_request_builder(&call.method, call.path)?;
+    let url = under(user.base_url.as_str(), call.path);
+    let mut builder = user.get_request_builder(&call.method, &url)?;
     // No session (a failed login) means no header, as an anonymous client.
     if let Some(token) = call.token.filter(|t| !t.is_empty()) {
         builder = builder.header("Authorization", format!("Token {token}"));
@@ -81,6 +82,13 @@ pub async fn send(
     }
 }
 
+/// `path` under the base URL, keeping the base's own path: a REST API's stage
+/// (`https://id.execute-api.../Prod` + `/orders/5`), which Goose's URL join
+/// (RFC 3986: an absolute path replaces the base's) would drop.
+pub fn under(base: &str, path: &str) -> String {
+    format!("{}{path}", base.trim_end_matches('/'))
+}
+
 /// Parses a JSON body after checking the status, the common first step.
 pub fn expect_json(status: u16, expected: &[u16], body: &str) -> Result<Value, String> {
     if !expected.contains(&status) {
@@ -92,6 +100,18 @@ pub fn expect_json(status: u16, expected: &[u16], body: &str) -> Result<Value, S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_go_under_the_stage_of_a_rest_api() {
+        assert_eq!(
+            under("http://127.0.0.1:4001/Prod", "/orders/5"),
+            "http://127.0.0.1:4001/Prod/orders/5"
+        );
+        assert_eq!(
+            under("http://127.0.0.1:4001/", "/api/articles?limit=20"),
+            "http://127.0.0.1:4001/api/articles?limit=20"
+        );
+    }
 
     #[test]
     fn unexpected_status_is_named_in_the_reason() {

@@ -5,7 +5,7 @@
 //! a counter the emulator does not produce is an error when it is read, never
 //! a silent zero on the bill.
 
-use localcloud_metrics::MetricsDocument;
+use localcloud_metrics::{ApiKind, MetricsDocument};
 
 use crate::usage::{FunctionUsage, QueueUsage, TableUsage, Usage};
 
@@ -71,8 +71,19 @@ pub fn usage(doc: &MetricsDocument, label: &str, public_requests: f64) -> Usage 
             .sum(),
         ..Usage::default()
     };
-    usage.api_gateway.http_requests = doc.apis.values().map(|a| a.metered_requests as f64).sum();
+    usage.api_gateway.http_requests = metered_requests(doc, ApiKind::Http);
+    usage.api_gateway.rest_requests = metered_requests(doc, ApiKind::Rest);
     usage
+}
+
+/// Billed requests of the APIs of one kind: each kind has its own price, and
+/// function URLs none (<https://aws.amazon.com/lambda/pricing/>).
+fn metered_requests(doc: &MetricsDocument, kind: ApiKind) -> f64 {
+    doc.apis
+        .values()
+        .filter(|a| a.kind == kind)
+        .map(|a| a.metered_requests as f64)
+        .sum()
 }
 
 /// `arn:aws:sqs:us-east-1:000000000000:orders` -> `orders`.
@@ -96,7 +107,7 @@ mod tests {
             ApiMetrics {
                 metered_requests: 1002,
                 data_transfer_out_bytes: 250_000,
-                ..ApiMetrics::new("ConduitApi", "abc")
+                ..ApiMetrics::new(ApiKind::Http, "ConduitApi", "abc")
             },
         );
         doc.lambda.functions.insert(
@@ -147,5 +158,54 @@ mod tests {
         assert_eq!(usage.sqs[1].billed_requests, 1.0);
         assert_eq!(usage.dynamodb[0].read_units, 750.5);
         assert!(usage.validate().is_ok());
+    }
+
+    #[test]
+    fn each_apis_requests_are_billed_at_its_kinds_price() {
+        // GIVEN an HTTP API, a REST API and a function URL, 1000 requests each
+        let mut doc = MetricsDocument::new();
+        for (id, kind) in [
+            ("OrdersDirectApi", ApiKind::Http),
+            ("OrdersQueueApi", ApiKind::Rest),
+            ("EchoFunctionUrl", ApiKind::FunctionUrl),
+        ] {
+            let api = ApiMetrics {
+                metered_requests: 1000,
+                data_transfer_out_bytes: 100,
+                ..ApiMetrics::new(kind, id, "abc")
+            };
+            doc.apis.insert(id.into(), api);
+        }
+        // WHEN converted and priced
+        let usage = usage(&doc, "doors", 3000.0);
+        let prices = crate::PriceTable::aws_default();
+        let bill = crate::cost(&usage, &prices, "us-east-1", &Default::default()).unwrap();
+        // THEN the REST API's requests are at the REST price ($3.50 per M),
+        // the HTTP API's at the HTTP price ($1.00 per M), the function URL's
+        // at none; every door's bytes out are data transfer
+        assert_eq!(
+            (
+                usage.api_gateway.http_requests,
+                usage.api_gateway.rest_requests
+            ),
+            (1000.0, 1000.0)
+        );
+        let usd = |item: &str| {
+            bill.lines
+                .iter()
+                .filter(|l| l.service == "apigateway" && l.item == item)
+                .map(|l| l.usd)
+                .sum::<f64>()
+        };
+        assert!((usd("rest_requests") - 0.0035).abs() < 1e-12, "{bill:?}");
+        assert!((usd("http_requests") - 0.0010).abs() < 1e-12, "{bill:?}");
+        let api_gateway: f64 = bill
+            .lines
+            .iter()
+            .filter(|l| l.service == "apigateway")
+            .map(|l| l.usd)
+            .sum();
+        assert!((api_gateway - 0.0045).abs() < 1e-12);
+        assert_eq!(usage.data_transfer_out_bytes, 300.0);
     }
 }
