@@ -6,7 +6,8 @@
 # Takes seconds once the tools are installed (venv under $DEPLOY_CACHE).
 # With --whole-template it then deploys template.yaml itself, packaged from
 # the release binaries scripts/test.sh built (scripts/package_prebuilt.py, no `sam
-# build`): both orders paths and Conduit answer on the output URLs, the
+# build`): `bench seed-orders` fills the orders table named by the stack
+# outputs, both orders paths and Conduit answer on the output URLs, the
 # bench's smoke run works on the describe-stacks output, an update
 # of OrdersDelayMs takes effect, and `sam delete` leaves no function or table
 # (about a minute more).
@@ -128,6 +129,10 @@ started=$(date +%s%N)
 whole OrdersDelayMs=500
 echo "sam deploy of template.yaml took $((($(date +%s%N) - started) / 1000000)) ms"
 direct=$(output OrdersDirectUrl)
+# The bench reads the URLs and the orders table from describe-stacks output,
+# as on AWS; the functions only read the orders table, so it is seeded first.
+"$aws" cloudformation describe-stacks --stack-name "$stack" --output json >"$work/outputs.json"
+"$bin/bench" seed-orders --stack-outputs "$work/outputs.json" || fail "bench seed-orders"
 for api in OrdersDirectUrl OrdersQueueUrl; do
     ms=$(elapsed_ms "$(output "$api")/orders/3")
     ((ms >= 500)) || fail "$api answered in $ms ms, faster than OrdersDelayMs=500"
@@ -140,8 +145,6 @@ for api in ConduitMicroInvokeUrl ConduitMicroQueueUrl; do
         -d "{\"user\":{\"username\":\"$api\",\"email\":\"$api@example.com\",\"password\":\"secret123\"}}" \
         "$(output "$api")/api/users" | grep -q '"token"' || fail "$api: register"
 done
-# The bench reads the URLs from describe-stacks output, as on AWS.
-"$aws" cloudformation describe-stacks --stack-name "$stack" --output json >"$work/outputs.json"
 "$bin/bench" run --smoke --target aws --stack-outputs "$work/outputs.json" --out "$work/bench" \
     >"$work/bench.log" 2>&1 || { tail -30 "$work/bench.log" >&2; fail "bench --smoke on the stack outputs"; }
 echo "bench run --smoke --target aws --stack-outputs: ok"

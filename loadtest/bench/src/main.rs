@@ -1,4 +1,4 @@
-//! `bench run` and `bench report`: see `docs/bench.md`.
+//! `bench run`, `bench report` and `bench seed-orders`: see `docs/bench.md`.
 
 use std::path::PathBuf;
 
@@ -24,6 +24,20 @@ enum Command {
     Run(Box<RunArgs>),
     /// Redo report.html and summary.md from a results.json.
     Report { results: PathBuf },
+    /// Store the orders the back end reads (unless they are there), with the
+    /// caller's AWS configuration (credentials, region, AWS_ENDPOINT_URL).
+    SeedOrders(SeedArgs),
+}
+
+#[derive(clap::Args)]
+#[group(required = true, multiple = false)]
+struct SeedArgs {
+    /// The orders table's name.
+    #[arg(long)]
+    table: Option<String>,
+    /// `aws cloudformation describe-stacks` output (output OrdersTableName) or a local cloud endpoints file.
+    #[arg(long)]
+    stack_outputs: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -64,6 +78,9 @@ struct RunArgs {
     /// Remote targets: `aws cloudformation describe-stacks` output or a local cloud endpoints file.
     #[arg(long)]
     stack_outputs: Option<PathBuf>,
+    /// Remote targets: the orders table to seed before the orders runs (default: from --stack-outputs).
+    #[arg(long)]
+    orders_table: Option<String>,
     /// Skip the orders concurrency / batch sweep.
     #[arg(long)]
     no_sweep: bool,
@@ -92,7 +109,32 @@ async fn main() -> anyhow::Result<()> {
             println!("report: {}", out.join("report.html").display());
             Ok(())
         }
+        Command::SeedOrders(args) => {
+            let table = match (args.table, &args.stack_outputs) {
+                (Some(table), _) => table,
+                (None, Some(path)) => bench::seed::orders_table_from_document(&read_document(
+                    path,
+                )?)
+                .with_context(|| {
+                    format!(
+                        "{} names no orders table (output {})",
+                        path.display(),
+                        bench::seed::ORDERS_TABLE_OUTPUT
+                    )
+                })?,
+                (None, None) => unreachable!("clap requires --table or --stack-outputs"),
+            };
+            let client = bench::seed::default_client().await;
+            println!("{}", bench::seed::seed_orders(&client, &table).await?);
+            Ok(())
+        }
     }
+}
+
+fn read_document(path: &std::path::Path) -> anyhow::Result<serde_json::Value> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))
 }
 
 async fn run(args: RunArgs) -> anyhow::Result<()> {
@@ -103,14 +145,20 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     } else {
         Mode::Quick
     };
-    let mut urls = match &args.stack_outputs {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
-            bench::target::api_urls_from_document(&serde_json::from_str(&text)?)
-        }
-        None => Default::default(),
-    };
+    let outputs = args
+        .stack_outputs
+        .as_deref()
+        .map(read_document)
+        .transpose()?;
+    let mut urls = outputs
+        .as_ref()
+        .map(bench::target::api_urls_from_document)
+        .unwrap_or_default();
+    let orders_table = args.orders_table.or_else(|| {
+        outputs
+            .as_ref()
+            .and_then(bench::seed::orders_table_from_document)
+    });
     urls.extend(bench::target::parse_url_flags(&args.urls)?);
     if args.target != TargetKind::Local && urls.is_empty() {
         anyhow::bail!(
@@ -130,6 +178,7 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         binaries_dir: args.binaries_dir,
         template: args.template,
         urls,
+        orders_table,
         sweep: !args.no_sweep,
         capacity: !args.no_capacity,
         latency_profile: args.latency_profile,
