@@ -7,7 +7,8 @@
 # With --whole-template it then builds template.yaml with `sam build` (cargo
 # lambda, x86_64, sharing scripts/check-templates.sh's target dir: seconds
 # when that build is warm, ~25 minutes cold) and deploys it with `sam deploy
-# --resolve-s3`: both orders paths answer on the output URLs, every Conduit
+# --resolve-s3`: `bench seed-orders` fills the orders table the stack outputs
+# name, both orders paths answer on the output URLs, every Conduit
 # scenario passes on the three Conduit APIs (tests/deployed_stack.rs), the
 # bench's smoke run works on the describe-stacks output, an update of
 # OrdersDelayMs takes effect, and `sam delete` leaves no function, table,
@@ -162,6 +163,10 @@ started=$(date +%s%N)
 whole OrdersDelayMs=500
 echo "sam deploy of template.yaml (packages already uploaded) took $((($(date +%s%N) - started) / 1000000)) ms"
 direct=$(output OrdersDirectUrl)
+# The bench reads the URLs and the orders table from describe-stacks output,
+# as on AWS; the functions only read the orders table, so it is seeded first.
+"$aws" cloudformation describe-stacks --stack-name "$stack" --output json >"$work/outputs.json"
+"$bin/bench" seed-orders --stack-outputs "$work/outputs.json" || fail "bench seed-orders"
 for api in OrdersDirectUrl OrdersQueueUrl; do
     ms=$(elapsed_ms "$(output "$api")/orders/3")
     ((ms >= 500)) || fail "$api answered in $ms ms, faster than OrdersDelayMs=500"
@@ -184,8 +189,6 @@ for api in ConduitUrl ConduitMicroInvokeUrl ConduitMicroQueueUrl; do
         >"$work/scenarios.log" 2>&1 || { tail -40 "$work/scenarios.log" >&2; fail "Conduit scenarios on $api"; }
     echo "$api: $(grep -o '[0-9]* passed' "$work/scenarios.log" | tail -1) Conduit scenarios in $(($(date +%s) - started)) s"
 done
-# The bench reads the URLs from describe-stacks output, as on AWS.
-"$aws" cloudformation describe-stacks --stack-name "$stack" --output json >"$work/outputs.json"
 "$bin/bench" run --smoke --target aws --stack-outputs "$work/outputs.json" --out "$work/bench" \
     >"$work/bench.log" 2>&1 || { tail -30 "$work/bench.log" >&2; fail "bench --smoke on the stack outputs"; }
 echo "bench run --smoke --target aws --stack-outputs: ok"

@@ -1,5 +1,6 @@
 //! The slow back end of the orders experiment, for both paths: `{"size": N}`
 //! from a direct invoke, or SQS batches of requests from the queue path.
+//! It only reads its table, which the bench seeds (`bench seed-orders`).
 
 use lambda_runtime::{run, service_fn, Error, LambdaEvent};
 use orders::settings::BackendSettings;
@@ -22,7 +23,6 @@ async fn main() -> Result<(), Error> {
         settings.table,
         settings.delay,
     );
-    backend.ensure_seeded().await?;
     let sqs = aws_sdk_sqs::Client::new(&config);
     let (backend, sqs) = (&backend, &sqs);
     run(service_fn(move |event: LambdaEvent<Value>| async move {

@@ -1,9 +1,10 @@
-//! A function's `Events`: `HttpApi` routes, `Api` (REST) methods and `SQS`
-//! event source mappings.
+//! A function's `Events`: `HttpApi` routes, `Api` (REST) methods, `SQS`
+//! event source mappings and `Schedule` rules.
 
 use crate::diag::At;
-use crate::model::{Route, SqsEvent};
+use crate::model::{Route, ScheduleEvent, SqsEvent};
 use crate::props::{check_keys, Reader};
+use crate::schedule::schedule_event;
 use crate::scope::ResKind;
 use crate::yaml::Node;
 
@@ -24,16 +25,19 @@ pub(crate) struct RouteDecl {
     pub line: usize,
 }
 
-pub(crate) fn events(
-    function: &str,
-    events: &Node,
-    at: &At,
-    r: &mut Reader,
-) -> (Vec<RouteDecl>, Vec<SqsEvent>) {
-    let (mut routes, mut sqs) = (Vec::new(), Vec::new());
+/// What a function's `Events` declare.
+#[derive(Debug, Default)]
+pub(crate) struct Events {
+    pub routes: Vec<RouteDecl>,
+    pub sqs: Vec<SqsEvent>,
+    pub schedules: Vec<ScheduleEvent>,
+}
+
+pub(crate) fn events(function: &str, events: &Node, at: &At, r: &mut Reader) -> Events {
+    let mut read = Events::default();
     let Some(entries) = events.map() else {
         r.diags.error(at, events.line, "Events must be a map");
-        return (routes, sqs);
+        return read;
     };
     for e in entries {
         let at = at.child(&e.key);
@@ -45,18 +49,27 @@ pub(crate) fn events(
         let props = e.value.get("Properties").map_or(&empty, |p| &p.value);
         let props_at = at.child("Properties");
         match r.string(&e.value, "Type", &at).as_deref() {
-            Some("HttpApi") => routes.extend(http_api(function, &e.key, props, &props_at, r)),
-            Some("Api") => routes.extend(rest_api(function, &e.key, props, &props_at, r)),
-            Some("SQS") => sqs.extend(sqs_event(&e.key, props, &props_at, r)),
+            Some("HttpApi") => read
+                .routes
+                .extend(http_api(function, &e.key, props, &props_at, r)),
+            Some("Api") => read
+                .routes
+                .extend(rest_api(function, &e.key, props, &props_at, r)),
+            Some("SQS") => read.sqs.extend(sqs_event(&e.key, props, &props_at, r)),
+            Some("Schedule") => read
+                .schedules
+                .extend(schedule_event(&e.key, props, &props_at, r)),
             Some(other) => {
-                let m = format!("event type {other} is not supported locally (HttpApi, Api, SQS)");
+                let m = format!(
+                    "event type {other} is not supported locally (HttpApi, Api, SQS, Schedule)"
+                );
                 let line = e.value.get("Type").map_or(e.key_line, |t| t.key_line);
                 r.diags.error(&at.child("Type"), line, m)
             }
             None => r.diags.error(&at, e.key_line, "an event needs a Type"),
         }
     }
-    (routes, sqs)
+    read
 }
 
 /// The API an event's `ApiId` (`RestApiId`) names: it must be `!Ref` of a

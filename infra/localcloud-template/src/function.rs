@@ -107,9 +107,9 @@ pub(crate) fn function(
     };
     let handler = r.string(props, "Handler", &at);
     let policies = policies(props, &at, r);
-    let (routes, sqs_events) = match props.get("Events") {
+    let events = match props.get("Events") {
         Some(e) => events::events(id, &e.value, &at.child("Events"), r),
-        None => (Vec::new(), Vec::new()),
+        None => events::Events::default(),
     };
     let build = metadata.and_then(|m| build(id, m, r));
     let url = function_url(id, props, name, &at, r);
@@ -132,11 +132,15 @@ pub(crate) fn function(
         environment,
         reserved_concurrency,
         policies,
-        sqs_events,
+        sqs_events: events.sqs,
+        schedule_events: events.schedules,
         build,
         url,
     };
-    Some(FunctionDecl { function, routes })
+    Some(FunctionDecl {
+        function,
+        routes: events.routes,
+    })
 }
 
 /// `FunctionUrlConfig`: `AuthType` (`NONE` or `AWS_IAM`), `Cors`, and

@@ -61,6 +61,7 @@ mod props;
 mod queue;
 mod rest_api;
 mod rest_variant;
+mod schedule;
 mod scope;
 mod summary;
 mod table;
@@ -74,10 +75,11 @@ pub use diag::{Diagnostic, Severity, TemplateError};
 pub use function::cargo_binary;
 pub use model::{
     Application, Bucket, Build, Function, FunctionUrl, HttpApi, Parameter, Queue, RestApi, Route,
-    SqsEvent, Table,
+    ScheduleEvent, SqsEvent, Table,
 };
 pub use policy::{Grant, Policy, PolicySource, Target};
 pub use rest_variant::{rest_variant, RestVariantError, REST_STAGE};
+pub use schedule::parse_rate;
 pub use summary::{summary, DeclaredParameter, Summary};
 
 /// Reads a template from text.

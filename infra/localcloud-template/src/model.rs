@@ -119,6 +119,8 @@ pub struct Function {
     pub reserved_concurrency: Option<u32>,
     pub policies: Vec<Policy>,
     pub sqs_events: Vec<SqsEvent>,
+    /// `Schedule` events: EventBridge rules that invoke the function.
+    pub schedule_events: Vec<ScheduleEvent>,
     pub build: Option<Build>,
     /// `FunctionUrlConfig`.
     pub url: Option<FunctionUrl>,
@@ -174,6 +176,24 @@ pub struct SqsEvent {
     pub maximum_concurrency: Option<u32>,
     pub report_batch_item_failures: bool,
     pub enabled: bool,
+}
+
+/// A `Schedule` event: an EventBridge rule invoking the function
+/// asynchronously at a fixed rate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScheduleEvent {
+    /// The event's name under `Events`.
+    pub name: String,
+    /// `Name`, the rule's name when given.
+    pub rule_name: Option<String>,
+    /// `Schedule` as written, e.g. `rate(15 minutes)`.
+    pub expression: String,
+    /// The period of the rate expression.
+    pub rate: std::time::Duration,
+    /// `Enabled` and `State` together.
+    pub enabled: bool,
+    /// `Input`: JSON text sent instead of the scheduled event.
+    pub input: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -14,6 +14,7 @@ pub mod deploy;
 pub mod faults;
 pub mod gateways;
 mod lambda_api;
+pub mod schedules;
 pub mod stack;
 pub mod state;
 pub mod testing;

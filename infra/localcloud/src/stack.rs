@@ -21,6 +21,8 @@ use localcloud_template::{Application, ResolveContext};
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 
+use crate::schedules::Rule;
+
 #[derive(Debug, Clone)]
 pub struct StackConfig {
     pub template: PathBuf,
@@ -116,6 +118,8 @@ pub struct Stack {
     /// Every front door with its logical id.
     gateways: Mutex<Vec<(String, GatewayHandle)>>,
     mappings: Mutex<Vec<EsmHandle>>,
+    /// One task per enabled `Schedule` rule.
+    schedules: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     api_urls: BTreeMap<String, String>,
 }
 
@@ -189,11 +193,20 @@ impl Stack {
             }
         }
 
+        let rules = app
+            .functions
+            .iter()
+            .flat_map(|f| f.schedule_events.iter().map(move |e| (f, e)))
+            .map(|(f, e)| Rule::new(f, e, &ctx.stack_name, &ctx.region, &ctx.account_id))
+            .collect();
+        let schedules = crate::schedules::start(rules, invoker, &ctx.region, &ctx.account_id);
+
         Ok(Self {
             app,
             lambda,
             gateways: Mutex::new(gateways),
             mappings: Mutex::new(mappings),
+            schedules: Mutex::new(schedules),
             api_urls,
         })
     }
@@ -260,9 +273,12 @@ impl Stack {
         }
     }
 
-    /// Stops the pollers first (so nothing new is invoked), then the APIs,
-    /// then every function process.
+    /// Stops the schedules and pollers first (so nothing new is invoked),
+    /// then the APIs, then every function process.
     pub async fn shutdown(&self) {
+        for schedule in self.schedules.lock().drain(..) {
+            schedule.abort();
+        }
         let mappings: Vec<_> = self.mappings.lock().drain(..).collect();
         for mapping in mappings {
             mapping.shutdown().await;

@@ -27,6 +27,10 @@ async fn both_orders_paths_answer_the_same_orders_through_their_rest_apis() {
         .await
         .expect("template-rest.yaml starts");
     let stack = cloud.stack().unwrap();
+    // AND its orders table seeded, as the bench does before any run
+    let ddb = aws_sdk_dynamodb::Client::new(&common::sdk_config(&cloud.endpoint(), "us-east-1"));
+    let table = &stack.app.table("OrdersTable").unwrap().name;
+    orders::table::seed(&ddb, table).await.unwrap();
 
     // WHEN each path is asked for five orders at the URL its output gives
     let direct = &stack.app.outputs["OrdersDirectUrl"];

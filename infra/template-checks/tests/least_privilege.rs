@@ -13,17 +13,22 @@ use template_checks::load_template;
 /// (`REPLY_QUEUE_PREFIX` in the template).
 const ORDERS_REPLY_QUEUES: &str = "{stack}-orders-reply-*";
 
-/// What the orders back end reads and writes (shared/orders/src/backend.rs).
+/// What the orders back end calls (shared/orders/src/backend.rs): one Query
+/// per request. It never writes: the bench seeds the table (`bench seed-orders`).
 const ORDERS_TABLE_USE: Use = Use {
     resource: Resource::Table("OrdersTable"),
-    actions: &[
-        "dynamodb:GetItem",
-        "dynamodb:Query",
-        // The conditional put that elects the one environment that seeds.
-        "dynamodb:PutItem",
-        "dynamodb:BatchWriteItem",
-    ],
+    actions: &["dynamodb:Query"],
 };
+
+/// The DynamoDB actions that only read items or describe a table.
+const DYNAMODB_READS: &[&str] = &[
+    "dynamodb:GetItem",
+    "dynamodb:BatchGetItem",
+    "dynamodb:Query",
+    "dynamodb:Scan",
+    "dynamodb:ConditionCheckItem",
+    "dynamodb:DescribeTable",
+];
 
 /// What the Conduit store calls on each of its tables
 /// (shared/conduit/src/store/dynamo): single-item and batch reads and
@@ -57,15 +62,19 @@ const POLLER: &[&str] = &[
     "sqs:ReceiveMessage",
 ];
 
-/// What a caller does with its own reply queues (transport::reply).
+/// What a caller does with its own reply queues (transport::reply). It
+/// never lists queues nor reads tags: the sweeper cleans up.
 const REPLY_QUEUE_OWNER: &[&str] = &[
     "sqs:CreateQueue",
     "sqs:TagQueue",
-    "sqs:ListQueueTags",
     "sqs:ReceiveMessage",
     "sqs:DeleteMessage",
     "sqs:DeleteQueue",
 ];
+
+/// What the reply-queue sweeper does with every caller's reply queues
+/// (transport::sweep): reads their heartbeat tag, deletes the stale ones.
+const SWEEP: &[&str] = &["sqs:ListQueueTags", "sqs:DeleteQueue"];
 
 const fn table(logical_id: &'static str, actions: &'static [&'static str]) -> Use {
     Use {
@@ -200,7 +209,6 @@ const MICRO_NEEDS: &[Needs] = &[
             poll("ConduitMicroProfilesRequests"),
             reply_to("{stack}-cr-*-profiles-*"),
             own_replies("{stack}-cr-profiles-*"),
-            LIST_QUEUES,
             send_to("ConduitMicroUsersRequests"),
         ],
     },
@@ -211,11 +219,14 @@ const MICRO_NEEDS: &[Needs] = &[
             poll("ConduitMicroArticlesRequests"),
             reply_to("{stack}-cr-*-articles-*"),
             own_replies("{stack}-cr-articles-*"),
-            LIST_QUEUES,
             send_to("ConduitMicroUsersRequests"),
             send_to("ConduitMicroProfilesRequests"),
             send_to("ConduitMicroCommentsRequests"),
         ],
+    },
+    Needs {
+        function: "ConduitMicroQueueReplySweeperFunction",
+        uses: &[sweep("{stack}-cr-*"), LIST_QUEUES],
     },
     Needs {
         function: "ConduitMicroQueueCommentsFunction",
@@ -224,13 +235,19 @@ const MICRO_NEEDS: &[Needs] = &[
             poll("ConduitMicroCommentsRequests"),
             reply_to("{stack}-cr-*-comments-*"),
             own_replies("{stack}-cr-comments-*"),
-            LIST_QUEUES,
             send_to("ConduitMicroUsersRequests"),
             send_to("ConduitMicroProfilesRequests"),
             send_to("ConduitMicroArticlesRequests"),
         ],
     },
 ];
+
+const fn sweep(pattern: &'static str) -> Use {
+    Use {
+        resource: Resource::QueuePattern(pattern),
+        actions: SWEEP,
+    }
+}
 
 const NEEDS: &[Needs] = &[
     Needs {
@@ -252,15 +269,19 @@ const NEEDS: &[Needs] = &[
         uses: &[ORDERS_TABLE_USE],
     },
     // orders-api, queue path: transport::reply sends the request, then
-    // creates, tags, polls and (when idle) deletes its own reply queue, and
-    // lists queues to delete abandoned ones.
+    // creates, tags, polls and (when idle) deletes its own reply queue.
     Needs {
         function: "OrdersQueueFunction",
         uses: &[
             send_to("OrdersRequestQueue"),
             own_replies(ORDERS_REPLY_QUEUES),
-            LIST_QUEUES,
         ],
+    },
+    // reply-sweeper, one per experiment: transport::sweep lists the callers'
+    // reply queues, reads their heartbeat and deletes the stale ones.
+    Needs {
+        function: "OrdersReplySweeperFunction",
+        uses: &[sweep(ORDERS_REPLY_QUEUES), LIST_QUEUES],
     },
     // orders-backend as the queue worker: the event source mapping polls
     // with the function's role; transport::worker replies.
@@ -377,5 +398,30 @@ fn every_sqs_event_source_can_poll_its_queue() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn the_orders_back_ends_may_only_read_their_table() {
+    // GIVEN the project's template and the orders table
+    let app = load_template().expect("template.yaml loads");
+    let table = Target::table(&app.table("OrdersTable").expect("OrdersTable").name);
+    for logical_id in ["OrdersBackendFunction", "OrdersWorkerFunction"] {
+        // WHEN the actions granted on the table are listed
+        let function = app.function(logical_id).expect("function");
+        let granted = function.actions_on(&table);
+        // THEN every one of them reads, and the Query the back end sends is among them
+        let not_reads: Vec<&&str> = granted
+            .iter()
+            .filter(|a| !DYNAMODB_READS.iter().any(|r| r.eq_ignore_ascii_case(a)))
+            .collect();
+        assert!(
+            not_reads.is_empty(),
+            "{logical_id} may only read the orders table, but is granted {not_reads:?}"
+        );
+        assert!(
+            granted.contains(&"dynamodb:Query"),
+            "{logical_id}: {granted:?}"
+        );
     }
 }

@@ -5,11 +5,8 @@
 //! Requests carry no body and no token: a route is served when its function
 //! answers at all (4xx included), not when the request succeeds.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
 use template_checks::routes::sample_request;
 use template_checks::{load_template, workspace, workspace_root};
 
@@ -93,77 +90,16 @@ fn the_deploy_parameters_exist_and_the_secret_is_not_echoed() {
     }
 }
 
-/// `target/<profile>`, with the template's binaries built if one is missing.
-fn binaries_dir(binaries: &BTreeMap<String, String>) -> PathBuf {
-    let dir = std::env::current_exe()
-        .unwrap()
-        .parent()
-        .and_then(|p| p.parent())
-        .unwrap()
-        .to_path_buf();
-    if binaries.keys().any(|b| !dir.join(b).is_file()) {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut build = Command::new(cargo);
-        build
-            .args(["build", "--quiet"])
-            .current_dir(workspace_root());
-        for (bin, package) in binaries {
-            build.args(["-p", package, "--bin", bin]);
-        }
-        assert!(
-            build.status().unwrap().success(),
-            "building the functions failed"
-        );
-    }
-    dir
-}
-
-/// One request through a fresh connection: (status, body).
-async fn request(base: &str, method: &str, path: &str) -> (u16, String) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let rest = base.strip_prefix("http://").expect("local URLs are http");
-    let (host, prefix) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let mut stream = tokio::net::TcpStream::connect(host).await.unwrap();
-    let head =
-        format!("{method} {prefix}{path} HTTP/1.1\r\nhost: {host}\r\nconnection: close\r\n\r\n");
-    stream.write_all(head.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
-    let status = response
-        .get(9..12)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let body = response
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b)
-        .unwrap_or("");
-    (status, body.to_string())
-}
-
 #[tokio::test]
 async fn the_local_cloud_serves_every_route_of_the_template() {
     // GIVEN the template started on the local cloud with its real binaries
     let app = load_template().expect("template.yaml loads");
-    let all_bins = workspace::binaries(&workspace_root()).expect("cargo metadata");
-    let needed: BTreeMap<String, String> = app
-        .functions
-        .iter()
-        .filter_map(|f| f.build.as_ref()?.binary.clone())
-        .filter_map(|b| Some((b.clone(), all_bins.get(&b)?.clone())))
-        .collect();
-    let logs = tempfile::tempdir().unwrap();
-    let mut stack = StackConfig::new(workspace_root().join("template.yaml"));
-    stack.binaries_dir = binaries_dir(&needed);
-    stack.log_dir = logs.path().to_path_buf();
-    stack
-        .parameter_overrides
-        .insert("OrdersDelayMs".into(), "10".into());
-    let config = LocalCloudConfig {
-        stack: Some(stack),
-        ..LocalCloudConfig::ephemeral()
-    };
-    let cloud = LocalCloud::start(config).await.expect("template starts");
+    let (cloud, _logs) = common::start_template(&app).await;
     let urls = cloud.stack().unwrap().api_urls().clone();
+    // AND its orders table seeded, as the bench does before any run
+    let orders_table = &app.table("OrdersTable").expect("OrdersTable").name;
+    let ddb = bench::seed::local_client(&cloud.endpoint());
+    bench::seed::seed_orders(&ddb, orders_table).await.unwrap();
 
     let mut unrouted = Vec::new();
     let mut requested = 0;
@@ -177,7 +113,7 @@ async fn the_local_cloud_serves_every_route_of_the_template() {
                 continue;
             };
             // WHEN a request is sent to the route
-            let (status, body) = request(&urls[&api.logical_id], &method, &path).await;
+            let (status, body) = common::request(&urls[&api.logical_id], &method, &path, "").await;
             requested += 1;
             // THEN it reaches the function and the function answers: not the
             // gateway's own 404 (a function may answer 404 for a missing

@@ -19,6 +19,9 @@ pub struct Door {
     pub api: ApiKind,
     pub template: PathBuf,
     pub urls: BTreeMap<String, String>,
+    /// Remote targets: the orders table of this door's stack, seeded before
+    /// the orders runs (`OrdersTableName` of its outputs, or `--orders-table`).
+    pub orders_table: Option<String>,
 }
 
 /// `--api`: `http`, `rest`, `http,rest` or `both`, in the order given.
@@ -68,6 +71,8 @@ pub struct DoorArgs<'a> {
     pub rest_template: &'a Path,
     pub stack_outputs: &'a [String],
     pub urls: &'a [String],
+    /// `--orders-table [KIND:]NAME`.
+    pub orders_tables: &'a [String],
 }
 
 /// A door per kind asked, with its template and its URLs.
@@ -75,12 +80,18 @@ pub fn doors(args: &DoorArgs<'_>) -> anyhow::Result<Vec<Door>> {
     let mut doors = Vec::new();
     for &api in args.kinds {
         let mut urls = BTreeMap::new();
+        let mut orders_table = None;
         for file in for_kind(args.stack_outputs, api, args.kinds, "--stack-outputs")? {
             let text =
                 std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?;
             let document =
                 serde_json::from_str(&text).with_context(|| format!("{file} is not JSON"))?;
             urls.extend(crate::target::api_urls_from_document(&document));
+            orders_table = orders_table.or(crate::seed::orders_table_from_document(&document));
+        }
+        let named = for_kind(args.orders_tables, api, args.kinds, "--orders-table")?;
+        if let Some(name) = named.last() {
+            orders_table = Some(name.to_string());
         }
         let flags: Vec<String> = for_kind(args.urls, api, args.kinds, "--url")?
             .into_iter()
@@ -95,6 +106,7 @@ pub fn doors(args: &DoorArgs<'_>) -> anyhow::Result<Vec<Door>> {
             api,
             template: template.to_path_buf(),
             urls,
+            orders_table,
         });
     }
     Ok(doors)
@@ -187,7 +199,8 @@ mod tests {
         std::fs::write(
             &outputs,
             r#"{"Stacks": [{"Outputs": [{"OutputKey": "OrdersDirectUrl",
-                "OutputValue": "https://abc.execute-api.us-east-1.amazonaws.com/Prod"}]}]}"#,
+                "OutputValue": "https://abc.execute-api.us-east-1.amazonaws.com/Prod"},
+                {"OutputKey": "OrdersTableName", "OutputValue": "rest-orders"}]}]}"#,
         )
         .unwrap();
         let stack_outputs = [format!("rest:{}", outputs.display())];
@@ -199,6 +212,7 @@ mod tests {
             rest_template: Path::new("template-rest.yaml"),
             stack_outputs: &stack_outputs,
             urls: &urls,
+            orders_tables: &["http:http-orders".to_string()],
         })
         .unwrap();
         // THEN the REST door has the REST template and its URL with /Prod
@@ -210,5 +224,8 @@ mod tests {
             doors[1].urls["OrdersDirectApi"],
             "https://abc.execute-api.us-east-1.amazonaws.com/Prod"
         );
+        // AND each door seeds its own stack's orders table
+        assert_eq!(doors[0].orders_table.as_deref(), Some("http-orders"));
+        assert_eq!(doors[1].orders_table.as_deref(), Some("rest-orders"));
     }
 }

@@ -17,7 +17,7 @@ use crate::recorder::{summarize, time_series, Recorder};
 use crate::results::*;
 use crate::target::{LocalCloudProcess, LocalLaunch};
 use crate::variants::{self, Experiment, Variant};
-use crate::{metering, report, runner, scenarios};
+use crate::{metering, report, runner, scenarios, seed};
 
 mod conduit;
 mod sweep;
@@ -342,25 +342,36 @@ fn skip(scenario: &str, variant: &Variant, reason: String) -> Skipped {
     }
 }
 
-/// The orders back end seeds its table at its first cold start; on AWS that
-/// happens once per deployment, so one request before the measured window
-/// keeps the seeding writes out of the per-request cost.
-async fn seed_orders(ctx: &Bench, label: &str, url: &str) -> anyhow::Result<()> {
+/// Seeds the orders table before the measured window (the functions only
+/// read it): the run's local cloud's table, or on a remote target the one
+/// `--stack-outputs` or `--orders-table` names. `Ok(Err(reason))`: not known.
+async fn seed_orders(
+    ctx: &Bench,
+    label: &str,
+    cloud: Option<&LocalCloudProcess>,
+) -> anyhow::Result<Result<(), String>> {
+    let (client, table) = match cloud {
+        Some(c) => {
+            let table = c.tables().get(seed::ORDERS_TABLE).cloned();
+            let table = table.context("the local cloud has no OrdersTable")?;
+            (seed::local_client(&c.endpoint), table)
+        }
+        None => match &ctx.door.orders_table {
+            Some(table) => (seed::default_client().await, table.clone()),
+            None => {
+                return Ok(Err(format!(
+                "the orders table is unknown: pass --stack-outputs (output {}) or --orders-table",
+                seed::ORDERS_TABLE_OUTPUT
+            )))
+            }
+        },
+    };
+    phase(&format!("{label}: seeding the orders table (not measured)"));
     phase(&format!(
-        "{label}: seeding the orders table (one request, not measured)"
+        "{label}: {}",
+        seed::seed_orders(&client, &table).await?
     ));
-    let response = ctx
-        .http
-        .get(format!("{url}/orders/1"))
-        .send()
-        .await
-        .with_context(|| format!("seeding request to {url}"))?;
-    anyhow::ensure!(
-        response.status().is_success(),
-        "seeding request to {url} answered {}",
-        response.status()
-    );
-    Ok(())
+    Ok(Ok(()))
 }
 
 /// One scenario x variant x setting. `Ok(Err(reason))`: not run.
@@ -418,7 +429,11 @@ async fn run_one(
     };
     match (&cloud, variant.experiment) {
         (Some(c), Experiment::Conduit) => seed_conduit(ctx, c, &work_dir).await?,
-        (Some(_), Experiment::Orders) => seed_orders(ctx, &label, &url).await?,
+        (_, Experiment::Orders) => {
+            if let Err(reason) = seed_orders(ctx, &label, cloud.as_ref()).await? {
+                return Ok(Err(reason));
+            }
+        }
         _ => {}
     }
     // Faults start after seeding: the seeding request is not measured, and a

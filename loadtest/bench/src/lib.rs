@@ -16,6 +16,7 @@ pub mod report;
 pub mod results;
 pub mod runner;
 pub mod scenarios;
+pub mod seed;
 pub mod sla;
 pub mod target;
 pub mod variants;

@@ -1,4 +1,4 @@
-//! `bench run` and `bench report`: see `docs/bench.md`.
+//! `bench run`, `bench report` and `bench seed-orders`: see `docs/bench.md`.
 
 use std::path::PathBuf;
 
@@ -25,6 +25,20 @@ enum Command {
     Run(Box<RunArgs>),
     /// Redo report.html and summary.md from a results.json.
     Report { results: PathBuf },
+    /// Store the orders the back end reads (unless they are there), with the
+    /// caller's AWS configuration (credentials, region, AWS_ENDPOINT_URL).
+    SeedOrders(SeedArgs),
+}
+
+#[derive(clap::Args)]
+#[group(required = true, multiple = false)]
+struct SeedArgs {
+    /// The orders table's name.
+    #[arg(long)]
+    table: Option<String>,
+    /// `aws cloudformation describe-stacks` output (output OrdersTableName) or a local cloud endpoints file.
+    #[arg(long)]
+    stack_outputs: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -74,6 +88,10 @@ struct RunArgs {
     /// local cloud endpoints file (repeatable; `rest:FILE` for the stack of template-rest.yaml).
     #[arg(long)]
     stack_outputs: Vec<String>,
+    /// Remote targets: `[KIND:]NAME`, the orders table to seed before the orders runs
+    /// (default: the `OrdersTableName` output of --stack-outputs).
+    #[arg(long = "orders-table")]
+    orders_tables: Vec<String>,
     /// Skip the orders concurrency / batch sweep.
     #[arg(long)]
     no_sweep: bool,
@@ -102,7 +120,32 @@ async fn main() -> anyhow::Result<()> {
             println!("report: {}", out.join("report.html").display());
             Ok(())
         }
+        Command::SeedOrders(args) => {
+            let table = match (args.table, &args.stack_outputs) {
+                (Some(table), _) => table,
+                (None, Some(path)) => bench::seed::orders_table_from_document(&read_document(
+                    path,
+                )?)
+                .with_context(|| {
+                    format!(
+                        "{} names no orders table (output {})",
+                        path.display(),
+                        bench::seed::ORDERS_TABLE_OUTPUT
+                    )
+                })?,
+                (None, None) => unreachable!("clap requires --table or --stack-outputs"),
+            };
+            let client = bench::seed::default_client().await;
+            println!("{}", bench::seed::seed_orders(&client, &table).await?);
+            Ok(())
+        }
     }
+}
+
+fn read_document(path: &std::path::Path) -> anyhow::Result<serde_json::Value> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))
 }
 
 async fn run(args: RunArgs) -> anyhow::Result<()> {
@@ -119,6 +162,7 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         rest_template: &args.rest_template,
         stack_outputs: &args.stack_outputs,
         urls: &args.urls,
+        orders_tables: &args.orders_tables,
     })?;
     for door in &doors {
         if args.target != TargetKind::Local && door.urls.is_empty() {

@@ -63,7 +63,11 @@ pub const ORDERS_QUEUE: Variant = Variant {
     name: "orders-queue",
     experiment: Experiment::Orders,
     api: "OrdersQueueApi",
-    functions: &["OrdersQueueFunction", "OrdersWorkerFunction"],
+    functions: &[
+        "OrdersQueueFunction",
+        "OrdersWorkerFunction",
+        "OrdersReplySweeperFunction",
+    ],
     queues: &["orders-requests", "orders-reply-"],
 };
 

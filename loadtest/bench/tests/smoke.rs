@@ -92,7 +92,9 @@ fn smoke_run_serves_both_orders_paths_and_writes_the_reports() {
         );
         let metering = record.metering.as_ref().expect("local runs are metered");
         assert!(metering.functions.values().any(|f| f.invocations > 0.0));
-        assert!(metering.functions.values().all(|f| f.log_bytes > 0.0));
+        // (every function that ran logged; the reply-queue sweeper runs on its schedule only)
+        let ran = metering.functions.values().filter(|f| f.invocations > 0.0);
+        assert!(ran.clone().all(|f| f.log_bytes > 0.0));
         assert!(metering.data_transfer_out_bytes > 0.0);
         // AND the bill has a line per item the run used, on both architectures
         let cost = record.cost.as_ref().expect("local runs are priced");

@@ -3,7 +3,8 @@
 //! Lambda `Invoke` (`orders-direct`) or by SQS request/reply (`orders-queue`).
 //!
 //! - [`model`]: the order and the validation of `size`;
-//! - [`backend`]: the slow back end over DynamoDB;
+//! - [`backend`]: the slow back end over DynamoDB (read only);
+//! - [`table`]: how orders are stored, and the seeding that stores them;
 //! - [`api`]: the public HTTP function, over any [`transport::Transport`];
 //! - [`worker`]: the back end's answers to direct invokes and SQS batches;
 //! - [`settings`]: every knob, read from the environment, with its default.
@@ -12,6 +13,7 @@ pub mod api;
 pub mod backend;
 pub mod model;
 pub mod settings;
+pub mod table;
 pub mod worker;
 
 pub use backend::{BackendError, OrdersBackend};

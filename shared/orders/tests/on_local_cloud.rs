@@ -2,6 +2,8 @@
 //! both paths give the same orders; at the concurrency cap the direct path is
 //! throttled while the queue path queues; nothing is lost.
 
+mod common;
+
 use std::path::PathBuf;
 
 use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
@@ -30,10 +32,19 @@ async fn start(overrides: &[(&str, &str)]) -> (LocalCloud, tempfile::TempDir) {
         stack: Some(stack),
         ..LocalCloudConfig::ephemeral()
     };
-    (
-        LocalCloud::start(config).await.expect("template starts"),
-        logs,
-    )
+    let cloud = LocalCloud::start(config).await.expect("template starts");
+    // As the bench does before any run: the functions only read the table.
+    let table = &cloud
+        .stack()
+        .unwrap()
+        .app
+        .table("OrdersTable")
+        .unwrap()
+        .name;
+    orders::table::seed(&common::client(&cloud.endpoint()), table)
+        .await
+        .expect("the orders table is seeded");
+    (cloud, logs)
 }
 
 /// GET through a fresh connection: (status, body).

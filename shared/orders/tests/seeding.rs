@@ -1,26 +1,17 @@
-//! Seeding at cold start: many environments starting at once on an empty
-//! table write the orders once, not once each.
+//! The orders table is seeded from outside the functions (`orders::table::seed`,
+//! run by the bench): written once, read back by the back end as written; the
+//! back end itself never writes.
 
-use std::sync::Arc;
+mod common;
+
 use std::time::Duration;
 
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
 };
 use localcloud::{LocalCloud, LocalCloudConfig};
-use orders::{OrdersBackend, MAX_SIZE};
-
-fn client(endpoint: &str) -> aws_sdk_dynamodb::Client {
-    let credentials =
-        aws_credential_types::Credentials::new("AKIDTEST", "secret", None, None, "test");
-    let config = aws_sdk_dynamodb::Config::builder()
-        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-        .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
-        .credentials_provider(credentials)
-        .endpoint_url(endpoint)
-        .build();
-    aws_sdk_dynamodb::Client::from_conf(config)
-}
+use orders::table::{seed, Seeding};
+use orders::{BackendError, Order, OrdersBackend, MAX_SIZE};
 
 async fn orders_table(ddb: &aws_sdk_dynamodb::Client) {
     let attribute = |name: &str, t| {
@@ -49,38 +40,67 @@ async fn orders_table(ddb: &aws_sdk_dynamodb::Client) {
         .unwrap();
 }
 
+fn write_units(cloud: &LocalCloud) -> f64 {
+    cloud
+        .dynamodb()
+        .metrics()
+        .tables
+        .get("orders")
+        .map_or(0.0, |t| t.write_units)
+}
+
 #[tokio::test]
-async fn twenty_cold_starts_at_once_seed_the_table_once() {
+async fn the_seeder_writes_every_order_once_and_the_back_end_reads_them_as_written() {
     // GIVEN an empty orders table
     let cloud = LocalCloud::start(LocalCloudConfig::ephemeral())
         .await
         .unwrap();
-    let ddb = client(&cloud.endpoint());
+    let ddb = common::client(&cloud.endpoint());
     orders_table(&ddb).await;
 
-    // WHEN twenty environments start at once
-    let backend = Arc::new(OrdersBackend::new(ddb.clone(), "orders", Duration::ZERO));
-    let starts: Vec<_> = (0..20)
-        .map(|_| {
-            let backend = backend.clone();
-            tokio::spawn(async move { backend.ensure_seeded().await })
-        })
-        .collect();
-    for start in starts {
-        start.await.unwrap().expect("every environment starts");
-    }
+    // WHEN it is seeded twice
+    let first = seed(&ddb, "orders").await.unwrap();
+    let written = write_units(&cloud);
+    let second = seed(&ddb, "orders").await.unwrap();
 
-    // THEN every order is there, every environment can serve...
-    assert_eq!(
-        backend.get_orders(MAX_SIZE).await.unwrap().len(),
-        MAX_SIZE as usize
-    );
-    // ...and the orders were written once: 1,000 items of under 1 KB, plus the claim
-    let metrics = serde_json::to_value(cloud.dynamodb().metrics()).unwrap();
-    let written = metrics["tables"]["orders"]["write_units"].as_f64().unwrap();
+    // THEN the first seeding wrote the 1,000 orders (items under 1 KB) and
+    // the second wrote nothing
+    assert_eq!(first, Seeding::Written(MAX_SIZE));
+    assert_eq!(second, Seeding::AlreadySeeded);
+    assert_eq!(written, f64::from(MAX_SIZE));
+    assert_eq!(write_units(&cloud), written, "the second seeding wrote");
+    // AND the back end reads exactly the orders the seeder stored, in order
+    let backend = OrdersBackend::new(ddb, "orders", Duration::ZERO);
+    let expected: Vec<Order> = (0..MAX_SIZE).map(Order::seeded).collect();
+    assert_eq!(backend.get_orders(MAX_SIZE).await.unwrap(), expected);
+    cloud.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_unseeded_table_is_an_error_that_says_to_seed_and_nothing_is_written() {
+    // GIVEN an empty orders table
+    let cloud = LocalCloud::start(LocalCloudConfig::ephemeral())
+        .await
+        .unwrap();
+    let ddb = common::client(&cloud.endpoint());
+    orders_table(&ddb).await;
+
+    // WHEN the back end is asked for orders
+    let backend = OrdersBackend::new(ddb, "orders", Duration::ZERO);
+    let error = backend.get_orders(5).await.unwrap_err();
+
+    // THEN it fails, naming the fix, and wrote nothing
     assert!(
-        (1000.0..1100.0).contains(&written),
-        "written once, not once per environment: {written} write units"
+        matches!(
+            error,
+            BackendError::Missing {
+                wanted: 5,
+                found: 0
+            }
+        ),
+        "{error}"
     );
+    assert!(error.to_string().contains("bench seed-orders"), "{error}");
+    assert_eq!(write_units(&cloud), 0.0);
     cloud.shutdown().await.unwrap();
 }

@@ -8,12 +8,14 @@
 //!   environment, so it reaches exactly the waiting caller.
 //!
 //! Which transport a function uses, and to whom, is read from its environment
-//! by [`settings`]; the worker side of the queue transport is in [`worker`].
+//! by [`settings`]; the worker side of the queue transport is in [`worker`],
+//! the clean-up of reply queues (a scheduled function's job) in [`sweep`].
 
 pub mod envelope;
 pub mod invoke;
 pub mod reply;
 pub mod settings;
+pub mod sweep;
 pub mod worker;
 
 pub use envelope::{Reply, ReplyOutcome, Request};

@@ -9,9 +9,9 @@
 //! reply that arrives after its caller gave up is deleted and dropped.
 //!
 //! Clean-up: the queue is tagged with a heartbeat (refreshed at most every
-//! [`HEARTBEAT_EVERY`]); when an environment creates its queue it deletes the
-//! queues of its prefix whose heartbeat is older than
-//! [`RequestReplyConfig::stale_after`] (environments that are gone).
+//! [`HEARTBEAT_EVERY`]); queues whose heartbeat is stale (environments that
+//! are gone) are deleted off the request path, by the scheduled sweeper
+//! ([`crate::sweep`]). A caller never lists queues nor reads their tags.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,9 +37,6 @@ pub struct RequestReplyConfig {
     pub reply_queue_prefix: String,
     /// How long a call waits for its reply before it fails with a timeout.
     pub wait_limit: Duration,
-    /// Reply queues whose heartbeat is older than this are deleted by the next
-    /// environment that starts.
-    pub stale_after: Duration,
 }
 
 pub struct RequestReply {
@@ -158,7 +155,6 @@ impl Inner {
     async fn reply_queue(&self) -> Result<&String, TransportError> {
         self.reply_queue
             .get_or_try_init(|| async {
-                self.delete_stale_reply_queues().await;
                 let name = format!(
                     "{}{}",
                     self.config.reply_queue_prefix,
@@ -197,33 +193,6 @@ impl Inner {
             .await;
         if let Err(e) = tagged {
             tracing::warn!("cannot refresh the reply queue heartbeat: {e}");
-        }
-    }
-
-    /// Best effort: a failure here must not fail the caller's request.
-    async fn delete_stale_reply_queues(&self) {
-        let listed = self
-            .sqs
-            .list_queues()
-            .queue_name_prefix(&self.config.reply_queue_prefix)
-            .send()
-            .await;
-        let Ok(listed) = listed else { return };
-        let stale_before = now_ms().saturating_sub(self.config.stale_after.as_millis() as u64);
-        for url in listed.queue_urls.unwrap_or_default() {
-            let Ok(tags) = self.sqs.list_queue_tags().queue_url(&url).send().await else {
-                continue;
-            };
-            let heartbeat = tags
-                .tags
-                .as_ref()
-                .and_then(|t| t.get(HEARTBEAT_TAG))
-                .and_then(|v| v.parse::<u64>().ok())
-                .unwrap_or(0);
-            if heartbeat < stale_before {
-                tracing::info!(queue = url, "deleting a stale reply queue");
-                let _ = self.sqs.delete_queue().queue_url(&url).send().await;
-            }
         }
     }
 }

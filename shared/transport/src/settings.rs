@@ -17,8 +17,6 @@ use std::time::Duration;
 use crate::{AnyTransport, InvokeTransport, RequestReply, RequestReplyConfig};
 
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(5);
-/// Reply queues not refreshed for this long belong to environments that are gone.
-const STALE_REPLY_QUEUE: Duration = Duration::from_secs(3600);
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SettingsError {
@@ -128,7 +126,6 @@ impl TransportSettings {
                             request_queue_url: url.clone(),
                             reply_queue_prefix: format!("{reply_queue_prefix}{callee}-"),
                             wait_limit: self.call_timeout,
-                            stale_after: STALE_REPLY_QUEUE,
                         };
                         let transport = RequestReply::new(sqs.clone(), config);
                         (callee.clone(), AnyTransport::Queue(transport))

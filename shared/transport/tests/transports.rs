@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
 use serde_json::{json, Value};
+use transport::sweep::{delete_stale_reply_queues, STALE_AFTER};
 use transport::worker::{answer, Answered};
 use transport::{InvokeTransport, RequestReply, RequestReplyConfig, Transport, TransportError};
 
@@ -61,7 +62,6 @@ fn config(request_queue_url: &str, prefix: &str, wait: Duration) -> RequestReply
         request_queue_url: request_queue_url.to_string(),
         reply_queue_prefix: prefix.to_string(),
         wait_limit: wait,
-        stale_after: Duration::from_secs(3600),
     }
 }
 
@@ -288,49 +288,89 @@ async fn callee_errors_come_back_as_callee_failed() {
     cloud.shutdown().await.unwrap();
 }
 
-#[tokio::test]
-async fn a_new_environment_deletes_reply_queues_whose_heartbeat_is_stale() {
-    // GIVEN a reply queue left behind by a dead environment, and a live one
-    let (cloud, sqs) = data_cloud().await;
-    let requests = request_queue(&sqs).await;
-    sqs.create_queue()
-        .queue_name("reply-dead")
-        .tags("heartbeat-ms", "1000")
-        .send()
-        .await
-        .unwrap();
-    let recent = (transport::envelope::now_ms()).to_string();
-    sqs.create_queue()
-        .queue_name("reply-alive")
-        .tags("heartbeat-ms", recent)
-        .send()
-        .await
-        .unwrap();
-    spawn_worker(sqs.clone(), requests.clone(), Duration::ZERO);
-
-    // WHEN a new environment makes its first call
-    let client = RequestReply::new(
-        sqs.clone(),
-        config(&requests, "reply-", Duration::from_secs(10)),
-    );
-    client.call(json!({})).await.unwrap();
-
-    // THEN the dead queue is gone and the live one kept
-    let names: Vec<String> = sqs
+async fn reply_queue_names(sqs: &aws_sdk_sqs::Client) -> Vec<String> {
+    let listed = sqs
         .list_queues()
         .queue_name_prefix("reply-")
         .send()
         .await
-        .unwrap()
+        .unwrap();
+    listed
         .queue_urls
-        .unwrap()
+        .unwrap_or_default()
         .into_iter()
         .map(|u| u.rsplit('/').next().unwrap().to_string())
-        .collect();
-    assert!(!names.contains(&"reply-dead".to_string()), "{names:?}");
-    assert!(names.contains(&"reply-alive".to_string()), "{names:?}");
-    assert_eq!(names.len(), 2, "alive + this environment's own: {names:?}");
-    client.close().await.unwrap();
+        .collect()
+}
+
+/// A reply queue left behind by a dead environment, and one of a live environment.
+async fn dead_and_live_reply_queues(sqs: &aws_sdk_sqs::Client) {
+    for (name, heartbeat) in [
+        ("reply-dead", "1000".to_string()),
+        ("reply-alive", transport::envelope::now_ms().to_string()),
+    ] {
+        sqs.create_queue()
+            .queue_name(name)
+            .tags("heartbeat-ms", heartbeat)
+            .send()
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn the_sweeper_deletes_reply_queues_whose_heartbeat_is_stale_and_keeps_live_ones() {
+    // GIVEN a reply queue left behind by a dead environment, and a live one
+    let (cloud, sqs) = data_cloud().await;
+    dead_and_live_reply_queues(&sqs).await;
+    // WHEN the sweeper runs over their prefix
+    let swept = delete_stale_reply_queues(&sqs, &["reply-".into()], STALE_AFTER)
+        .await
+        .unwrap();
+    // THEN the dead queue is gone and the live one kept
+    assert_eq!(swept.seen, 2);
+    assert_eq!(swept.deleted.len(), 1, "{swept:?}");
+    assert_eq!(reply_queue_names(&sqs).await, ["reply-alive"]);
+    cloud.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn new_environments_calling_list_no_queue_and_read_no_tags() {
+    // GIVEN reply queues of other environments, one of them dead
+    let (cloud, sqs) = data_cloud().await;
+    let requests = request_queue(&sqs).await;
+    dead_and_live_reply_queues(&sqs).await;
+    spawn_worker(sqs.clone(), requests.clone(), Duration::ZERO);
+    let before = cloud.sqs().metrics();
+
+    // WHEN three new environments make their first calls
+    let mut environments = Vec::new();
+    for _ in 0..3 {
+        let client = RequestReply::new(
+            sqs.clone(),
+            config(&requests, "reply-", Duration::from_secs(10)),
+        );
+        client.call(json!({})).await.unwrap();
+        environments.push(client);
+    }
+
+    // THEN none of them listed queues (ListQueues reaches no queue: it is
+    // counted apart) or read a queue's tags, and the dead queue is left to
+    // the sweeper
+    let after = cloud.sqs().metrics();
+    assert_eq!(after.unattributed_requests, before.unattributed_requests);
+    let tag_reads: u64 = after
+        .queues
+        .values()
+        .filter_map(|q| q.api_calls.get("ListQueueTags"))
+        .sum();
+    assert_eq!(tag_reads, 0, "{:?}", after.queues);
+    assert!(reply_queue_names(&sqs)
+        .await
+        .contains(&"reply-dead".to_string()));
+    for client in environments {
+        client.close().await.unwrap();
+    }
     cloud.shutdown().await.unwrap();
 }
 

@@ -194,17 +194,77 @@ fn unsupported_event_type_and_runtime_are_errors() {
     Properties:
       Runtime: python3.12
       Events:
-        Nightly:
-          Type: Schedule
-          Properties: {Schedule: rate(1 day)}
+        Uploads:
+          Type: S3
+          Properties: {Bucket: b}
 ",
     );
     assert_eq!(find(&errs, "runtime `python3.12`").line, 6);
-    let e = find(&errs, "event type Schedule");
+    let e = find(&errs, "event type S3");
     assert_eq!(
         (e.line, e.path.as_str()),
-        (9, "Properties.Events.Nightly.Type")
+        (9, "Properties.Events.Uploads.Type")
     );
+}
+
+#[test]
+fn schedule_events_read_their_rate_state_and_input() {
+    // GIVEN a function with an enabled rule, a disabled one and one with Input
+    let app = load(
+        "Resources:
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      Runtime: provided.al2023
+      Events:
+        Sweep:
+          Type: Schedule
+          Properties:
+            Schedule: rate(15 minutes)
+            Description: sweeps
+        Off:
+          Type: Schedule
+          Properties: {Schedule: rate(1 hour), State: DISABLED}
+        Given:
+          Type: Schedule
+          Properties: {Schedule: rate(2 days), Input: '{\"a\": 1}', Name: nightly}
+",
+    );
+    // THEN each is read with its period, state and input
+    let events = &app.function("Fn").unwrap().schedule_events;
+    let by = |name: &str| events.iter().find(|e| e.name == name).unwrap();
+    assert_eq!(by("Sweep").rate, std::time::Duration::from_secs(900));
+    assert!(by("Sweep").enabled);
+    assert!(!by("Off").enabled);
+    assert_eq!(by("Given").input.as_deref(), Some(r#"{"a": 1}"#));
+    assert_eq!(by("Given").rule_name.as_deref(), Some("nightly"));
+}
+
+#[test]
+fn cron_and_malformed_schedules_are_errors_at_their_lines() {
+    let errs = errors(
+        "Resources:
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      Runtime: provided.al2023
+      Events:
+        Nightly:
+          Type: Schedule
+          Properties:
+            Schedule: cron(0 3 * * ? *)
+        Often:
+          Type: Schedule
+          Properties:
+            Schedule: rate(1 minutes)
+",
+    );
+    let e = find(&errs, "cron(...) schedules are not supported locally");
+    assert_eq!(
+        (e.line, e.path.as_str()),
+        (11, "Properties.Events.Nightly.Properties.Schedule")
+    );
+    assert_eq!(find(&errs, "singular").line, 15);
 }
 
 #[test]

@@ -1,0 +1,28 @@
+//! Deletes the reply queues that request/reply callers' environments left
+//! behind when they went away, on a schedule (the `Schedule` event of
+//! `OrdersReplySweeperFunction` and `ConduitMicroQueueReplySweeperFunction` in
+//! template.yaml), so that no caller's request pays for the clean-up
+//! (`transport::sweep`). Any event starts one sweep.
+
+use lambda_runtime::{run, service_fn, Error, LambdaEvent};
+use serde_json::{json, Value};
+use transport::sweep::{delete_stale_reply_queues, SweeperSettings};
+
+// As every function of the template (docs/benchmarks.md, "CPU per request").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Error> {
+    lambda_runtime::tracing::init_default_subscriber();
+    let settings = SweeperSettings::from_env()?;
+    let config = aws_config::load_from_env().await;
+    let sqs = aws_sdk_sqs::Client::new(&config);
+    let (settings, sqs) = (&settings, &sqs);
+    run(service_fn(move |_event: LambdaEvent<Value>| async move {
+        let swept =
+            delete_stale_reply_queues(sqs, &settings.prefixes, settings.stale_after).await?;
+        Ok::<_, Error>(json!({"seen": swept.seen, "deleted": swept.deleted.len()}))
+    }))
+    .await
+}
