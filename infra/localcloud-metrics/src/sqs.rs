@@ -15,6 +15,16 @@ pub struct SqsMetrics {
     pub queues: BTreeMap<String, QueueMetrics>,
 }
 
+impl SqsMetrics {
+    /// Calls of one operation (`ListQueueTags`, ...) over every queue.
+    pub fn calls_to_queues(&self, operation: &str) -> u64 {
+        self.queues
+            .values()
+            .filter_map(|q| q.api_calls.get(operation))
+            .sum()
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct QueueMetrics {
@@ -31,4 +41,30 @@ pub struct QueueMetrics {
     pub approximate_number_of_messages: u64,
     pub approximate_number_of_messages_not_visible: u64,
     pub approximate_number_of_messages_delayed: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_of_one_operation_are_summed_over_queues() {
+        let queue = |calls: &[(&str, u64)]| QueueMetrics {
+            api_calls: calls.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            ..QueueMetrics::default()
+        };
+        let metrics = SqsMetrics {
+            queues: [
+                (
+                    "a".into(),
+                    queue(&[("ListQueueTags", 2), ("SendMessage", 5)]),
+                ),
+                ("b".into(), queue(&[("ListQueueTags", 3)])),
+            ]
+            .into(),
+            ..SqsMetrics::default()
+        };
+        assert_eq!(metrics.calls_to_queues("ListQueueTags"), 5);
+        assert_eq!(metrics.calls_to_queues("DeleteQueue"), 0);
+    }
 }

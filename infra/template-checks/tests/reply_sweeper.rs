@@ -66,12 +66,7 @@ async fn fresh_environments_do_not_sweep_and_the_scheduled_sweeper_deletes_only_
     // counted apart) nor read a tag, and the dead queues are still there
     let after = cloud.sqs().metrics();
     assert_eq!(after.unattributed_requests, before.unattributed_requests);
-    let tag_reads: u64 = after
-        .queues
-        .values()
-        .filter_map(|q| q.api_calls.get("ListQueueTags"))
-        .sum();
-    assert_eq!(tag_reads, 0);
+    assert_eq!(after.calls_to_queues("ListQueueTags"), 0);
     let live = reply_queues(&endpoint).await;
     assert!(
         live.len() >= 3,

@@ -359,12 +359,12 @@ async fn new_environments_calling_list_no_queue_and_read_no_tags() {
     // the sweeper
     let after = cloud.sqs().metrics();
     assert_eq!(after.unattributed_requests, before.unattributed_requests);
-    let tag_reads: u64 = after
-        .queues
-        .values()
-        .filter_map(|q| q.api_calls.get("ListQueueTags"))
-        .sum();
-    assert_eq!(tag_reads, 0, "{:?}", after.queues);
+    assert_eq!(
+        after.calls_to_queues("ListQueueTags"),
+        0,
+        "{:?}",
+        after.queues
+    );
     assert!(reply_queue_names(&sqs)
         .await
         .contains(&"reply-dead".to_string()));
