@@ -58,16 +58,9 @@ pub fn table_variable(service: Service) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashMap;
     use transport::Via;
 
-    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let map: HashMap<String, String> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move |name| map.get(name).cloned()
-    }
+    use transport::settings::lookup_of as env;
 
     #[test]
     fn users_needs_only_its_table() {

@@ -55,16 +55,9 @@ impl BackendSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashMap;
     use transport::Via;
 
-    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let map: HashMap<String, String> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move |name| map.get(name).cloned()
-    }
+    use transport::settings::lookup_of as env;
 
     #[test]
     fn the_api_calls_the_back_end_by_its_function_name() {

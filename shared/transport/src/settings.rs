@@ -162,17 +162,20 @@ pub fn number(
     }
 }
 
+/// A `from_lookup` environment made of fixed pairs (tests, tools).
+pub fn lookup_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+    let map: HashMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    move |name| map.get(name).cloned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let map: HashMap<String, String> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move |name| map.get(name).cloned()
-    }
+    use super::lookup_of as env;
 
     #[test]
     fn invoke_names_one_function_per_callee_and_defaults_to_one_attempt() {
