@@ -50,6 +50,14 @@ const VISIBILITY: Duration = Duration::from_secs(2);
 
 /// A local cloud with a work queue (2 s visibility, DLQ after 3 receives),
 /// holding one message in flight and one visible, then stopped cleanly.
+/// [`saved_state`] in `state.json` of a fresh directory.
+async fn saved_state_file() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    saved_state(&state).await;
+    (dir, state)
+}
+
 async fn saved_state(state: &Path) {
     let cloud = LocalCloud::start(config(state)).await.unwrap();
     let sqs = sqs(&cloud);
@@ -110,9 +118,7 @@ async fn saved_state(state: &Path) {
 #[tokio::test]
 async fn queues_and_messages_survive_a_clean_restart_and_in_flight_ones_come_back() {
     // GIVEN a state file saved with one message in flight and one visible
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state.json");
-    saved_state(&state).await;
+    let (_dir, state) = saved_state_file().await;
 
     // WHEN a new local cloud starts from it
     let cloud = LocalCloud::start(config(&state)).await.unwrap();
@@ -160,9 +166,7 @@ async fn queues_and_messages_survive_a_clean_restart_and_in_flight_ones_come_bac
 #[tokio::test]
 async fn a_restored_queue_still_moves_a_message_to_its_dlq_after_max_receives() {
     // GIVEN the saved work queue, whose first message was received once
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state.json");
-    saved_state(&state).await;
+    let (_dir, state) = saved_state_file().await;
     let cloud = LocalCloud::start(config(&state)).await.unwrap();
     let sqs = sqs(&cloud);
     let url = queue_url(&sqs, "work").await;
@@ -197,9 +201,7 @@ async fn a_restored_queue_still_moves_a_message_to_its_dlq_after_max_receives() 
 #[tokio::test]
 async fn a_truncated_state_file_is_refused_with_an_error_naming_it() {
     // GIVEN a good state file cut in half (as a disk-full or a copy would)
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state.json");
-    saved_state(&state).await;
+    let (_dir, state) = saved_state_file().await;
     let bytes = std::fs::read(&state).unwrap();
     std::fs::write(&state, &bytes[..bytes.len() / 2]).unwrap();
 
@@ -237,9 +239,7 @@ async fn a_file_of_another_kind_is_refused_rather_than_read_as_empty() {
 #[tokio::test]
 async fn saving_replaces_the_file_whole_and_a_killed_save_leaves_the_old_one_usable() {
     // GIVEN a saved state and the leftover of a save killed half-way
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state.json");
-    saved_state(&state).await;
+    let (dir, state) = saved_state_file().await;
     let tmp = dir.path().join("state.json.tmp");
     std::fs::write(&tmp, b"{\"format\":\"localcloud-state/1\",\"dyn").unwrap();
 
