@@ -24,9 +24,10 @@ echo "== building release binaries (cargo build --release --workspace --all-targ
 cargo build --release --workspace --all-targets
 
 echo "== bench run (report in ${out:-the folder given with --out})"
-args=(run --binaries-dir target/release)
+bin_dir="${CARGO_TARGET_DIR:-target}/release"
+args=(run --binaries-dir "$bin_dir")
 [[ -n "$out" ]] && args+=(--out "$out")
-target/release/bench "${args[@]}" "$@"
+"$bin_dir/bench" "${args[@]}" "$@"
 
 if [[ -n "$out" ]]; then
     echo
