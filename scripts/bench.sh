@@ -21,7 +21,9 @@ done
 # change some dependencies' features, so building only --bins here would make
 # the tests rebuild the AWS SDK; this way one build serves both commands.
 echo "== building release binaries (cargo build --release --workspace --all-targets)"
+build_start=$SECONDS
 cargo build --release --workspace --all-targets
+echo "== built in $((SECONDS - build_start)) s"
 
 echo "== bench run (report in ${out:-the folder given with --out})"
 bin_dir="${CARGO_TARGET_DIR:-target}/release"

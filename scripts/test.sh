@@ -30,6 +30,8 @@ fi
 # commands (the bench must run optimised binaries; the tests then reuse them).
 echo "== building (cargo build --release --workspace --all-targets; the local cloud's tests run the real function binaries)"
 # --all-targets: the same feature set as `cargo test` below, so nothing is compiled twice.
+build_start=$SECONDS
 cargo build --release --workspace --all-targets
+echo "== built in $((SECONDS - build_start)) s"
 echo "== cargo test --release --workspace --no-fail-fast $*"
 cargo test --release --workspace --no-fail-fast "$@"
