@@ -3,7 +3,7 @@
 # the local cloud, the bench driver), then runs `bench run --quick` against the
 # local cloud and says where the report is. Extra arguments go to `bench run`:
 #
-#   scripts/bench.sh                        # quick: a few minutes
+#   scripts/bench.sh                        # quick: about 11 minutes after the build
 #   scripts/bench.sh --full                 # the original ramps and durations
 #   scripts/bench.sh --smoke                # seconds
 #   scripts/bench.sh --scenario orders-highload --variant orders-queue
