@@ -1,7 +1,6 @@
 //! Property tests: parsers never panic, numbers agree with `bigdecimal`, values
 //! survive the wire format.
 
-mod common;
 
 use std::collections::HashMap;
 use std::str::FromStr;
@@ -32,7 +31,7 @@ fn context() -> ExpressionContext {
 }
 
 fn sample_item() -> Item {
-    common::item(serde_json::json!({
+    crate::common::item(serde_json::json!({
         "a": {"M": {"b": {"L": [{"N": "1"}, {"S": "x"}]}}},
         "c": {"N": "5"},
         "d": {"SS": ["x", "y"]},

@@ -1,8 +1,7 @@
 //! Update expressions: each action, atomicity, and AWS's error messages.
 
-mod common;
 
-use common::{ctx, item, value};
+use crate::common::{ctx, item, value};
 use dynamodb_lang::{parse_update, ExpressionContext, Item, Projection};
 use serde_json::{json, Value};
 

@@ -1,8 +1,7 @@
 //! Condition and filter expressions: evaluation and AWS's error messages.
 
-mod common;
 
-use common::{ctx, item};
+use crate::common::{ctx, item};
 use dynamodb_lang::{parse_condition, parse_filter, ExpressionContext, Item};
 use serde_json::{json, Value};
 

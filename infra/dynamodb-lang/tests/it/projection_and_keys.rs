@@ -1,8 +1,7 @@
 //! Projection and key condition expressions.
 
-mod common;
 
-use common::{ctx, item, value};
+use crate::common::{ctx, item, value};
 use dynamodb_lang::{parse_key_condition, parse_projection, RangeCondition};
 use serde_json::{json, Value};
 
