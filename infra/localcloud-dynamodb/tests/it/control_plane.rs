@@ -1,6 +1,5 @@
 //! CreateTable, DescribeTable, ListTables, DeleteTable and TTL through the SDK.
 
-mod common;
 
 use aws_sdk_dynamodb::operation::create_table::CreateTableError;
 use aws_sdk_dynamodb::operation::describe_table::DescribeTableError;
@@ -9,7 +8,7 @@ use aws_sdk_dynamodb::types::{
     ProvisionedThroughput, ScalarAttributeType, TableStatus, TimeToLiveSpecification,
     TimeToLiveStatus,
 };
-use common::*;
+use crate::common::*;
 
 #[tokio::test]
 async fn describe_shows_an_active_table_with_counts_arn_and_indexes() {

@@ -1,11 +1,10 @@
 //! TTL sweep, metrics for the cost model, reset, snapshots, unknown operations.
 
-mod common;
 
 use std::time::Duration;
 
 use aws_sdk_dynamodb::types::TimeToLiveSpecification;
-use common::*;
+use crate::common::*;
 use localcloud_core::RequestContext;
 use localcloud_dynamodb::{DynamoDb, DynamoDbConfig};
 

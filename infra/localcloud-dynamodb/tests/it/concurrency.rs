@@ -1,10 +1,9 @@
 //! Many clients at once: conditional writes are atomic.
 
-mod common;
 
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use common::*;
+use crate::common::*;
 
 const TASKS: usize = 16;
 const ROUNDS: usize = 25;

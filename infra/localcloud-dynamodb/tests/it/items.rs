@@ -1,6 +1,5 @@
 //! GetItem, PutItem, UpdateItem, DeleteItem through the real SDK.
 
-mod common;
 
 use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
 use aws_sdk_dynamodb::operation::get_item::GetItemError;
@@ -9,7 +8,7 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
     ReturnConsumedCapacity, ReturnValue, ReturnValuesOnConditionCheckFailure,
 };
-use common::*;
+use crate::common::*;
 
 #[tokio::test]
 async fn put_then_get_returns_the_item_with_canonical_numbers() {

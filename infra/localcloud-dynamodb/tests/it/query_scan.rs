@@ -1,12 +1,11 @@
 //! Query and Scan on tables and indexes through the real SDK.
 
-mod common;
 
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, Select};
 use aws_sdk_dynamodb::Client;
-use common::*;
+use crate::common::*;
 
 async fn seed(client: &Client, table: &str, partition: &str, count: i64) {
     for i in 0..count {
