@@ -1,9 +1,8 @@
 //! FIFO queues through the real aws-sdk-sqs client.
 
-mod common;
 
 use aws_sdk_sqs::types::{MessageSystemAttributeName as S, SendMessageBatchRequestEntry};
-use common::{code, start, Cloud};
+use crate::common::{code, start, Cloud};
 
 async fn fifo(cloud: &Cloud, name: &str, content_dedup: bool) -> String {
     let dedup = if content_dedup { "true" } else { "false" };

@@ -1,6 +1,5 @@
 //! Message operations on standard queues through the real aws-sdk-sqs client.
 
-mod common;
 
 use std::time::{Duration, Instant};
 
@@ -10,7 +9,7 @@ use aws_sdk_sqs::types::{
     MessageAttributeValue, MessageSystemAttributeName as S, QueueAttributeName as A,
     SendMessageBatchRequestEntry,
 };
-use common::{code, start};
+use crate::common::{code, start};
 
 fn string_attr(data_type: &str, value: &str) -> MessageAttributeValue {
     MessageAttributeValue::builder()

@@ -1,9 +1,8 @@
 //! Queue operations through the real aws-sdk-sqs client.
 
-mod common;
 
 use aws_sdk_sqs::types::QueueAttributeName as A;
-use common::{code, start};
+use crate::common::{code, start};
 
 #[tokio::test]
 async fn create_queue_returns_a_url_on_the_service_endpoint() {

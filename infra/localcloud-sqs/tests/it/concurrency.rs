@@ -1,13 +1,12 @@
 //! Many consumers on one queue: no message is handed out twice while it is
 //! in flight, and every sent message ends up deleted or in the DLQ.
 
-mod common;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use aws_sdk_sqs::types::{MessageSystemAttributeName as S, SendMessageBatchRequestEntry};
-use common::start;
+use crate::common::start;
 use tally::Counter;
 
 mod tally {

@@ -7,7 +7,6 @@
 //! Needs `MOTO_ENDPOINT` (see scripts/oracles/moto.sh). Without it the test
 //! says it is skipped, unless `LOCALCLOUD_REQUIRE_ORACLES=1`.
 
-mod common;
 
 use std::collections::BTreeMap;
 
@@ -17,7 +16,7 @@ use aws_sdk_sqs::types::{
     SendMessageBatchRequestEntry,
 };
 use aws_sdk_sqs::Client;
-use common::{client_for, start};
+use crate::common::{client_for, start};
 
 /// SplitMix64: a tiny PRNG whose sequence never changes with a crate upgrade.
 struct Rng(u64);
@@ -605,10 +604,10 @@ async fn seeded_sequences_agree_with_moto() {
 /// as one fixed scenario observed on both services.
 async fn redrive_scenario(client: &Client, prefix: &str) -> Vec<String> {
     let mut seen = Vec::new();
-    let dlq = common::create_queue(client, &format!("{prefix}dlq"), &[]).await;
-    let dlq_arn = common::queue_arn(client, &dlq).await;
+    let dlq = crate::common::create_queue(client, &format!("{prefix}dlq"), &[]).await;
+    let dlq_arn = crate::common::queue_arn(client, &dlq).await;
     let policy = format!(r#"{{"deadLetterTargetArn":"{dlq_arn}","maxReceiveCount":2}}"#);
-    let src = common::create_queue(
+    let src = crate::common::create_queue(
         client,
         &format!("{prefix}src"),
         &[("RedrivePolicy", &policy), ("VisibilityTimeout", "0")],

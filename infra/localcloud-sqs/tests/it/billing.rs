@@ -1,13 +1,12 @@
 //! Request counting as SQS bills it, and the in-process API the event source
 //! mapping pollers use (billed the same way as the HTTP API).
 
-mod common;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use aws_sdk_sqs::types::SendMessageBatchRequestEntry;
-use common::start;
+use crate::common::start;
 use localcloud_sqs::SendRequest;
 
 #[tokio::test]
