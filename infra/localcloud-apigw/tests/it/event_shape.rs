@@ -1,19 +1,18 @@
 //! The payload format 2.0 events the gateway sends, checked against the
 //! types and fixtures of the Rust runtime (`aws_lambda_events`, `lambda_http`).
 
-mod common;
 
 use std::collections::BTreeSet;
 
 use aws_lambda_events::apigw::ApiGatewayV2httpRequest;
 use base64::Engine;
 use bytes::Bytes;
-use common::{api, api_with, get, FakeLambda};
+use crate::common::{api, api_with, get, FakeLambda};
 use lambda_http::RequestExt;
 use localcloud_core::Handler;
 use serde_json::Value;
 
-const FIXTURE: &str = include_str!("fixtures/example-apigw-v2-request-no-authorizer.json");
+const FIXTURE: &str = include_str!("../fixtures/example-apigw-v2-request-no-authorizer.json");
 
 fn keys(value: &Value) -> BTreeSet<String> {
     value.as_object().unwrap().keys().cloned().collect()

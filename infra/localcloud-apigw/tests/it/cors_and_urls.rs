@@ -1,10 +1,9 @@
 //! CORS on HTTP APIs and function URLs, answered by the gateway, and the
 //! `AWS_IAM` auth type of function URLs.
 
-mod common;
 
 use bytes::Bytes;
-use common::{api_with, get, FakeLambda};
+use crate::common::{api_with, get, FakeLambda};
 use std::time::Duration;
 
 use localcloud_apigw::{CorsConfig, HttpApi, HttpApiConfig, RouteConfig};

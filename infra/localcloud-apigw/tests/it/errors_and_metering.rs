@@ -1,12 +1,11 @@
 //! The statuses the gateway answers when the integration cannot, and what it
 //! meters for each request.
 
-mod common;
 
 use std::time::Duration;
 
 use bytes::Bytes;
-use common::{api, api_with, get, ok, FakeLambda};
+use crate::common::{api, api_with, get, ok, FakeLambda};
 use localcloud_apigw::{HttpApi, HttpApiConfig, RouteConfig, MAX_PAYLOAD_BYTES};
 use localcloud_core::{Handler, HttpResponse, InvokeError, InvokeResponse};
 

@@ -2,20 +2,19 @@
 //! documentation's example event and the Rust runtime (`aws_lambda_events`,
 //! `lambda_http` with its `apigw_rest` feature).
 
-mod common;
 
 use std::collections::BTreeSet;
 
 use aws_lambda_events::apigw::ApiGatewayProxyRequest;
 use base64::Engine;
 use bytes::Bytes;
-use common::{get, rest_api, FakeLambda};
+use crate::common::{get, rest_api, FakeLambda};
 use lambda_http::request::RequestContext;
 use lambda_http::RequestExt;
 use localcloud_core::Handler;
 use serde_json::Value;
 
-const FIXTURE: &str = include_str!("fixtures/example-apigw-request.json");
+const FIXTURE: &str = include_str!("../fixtures/example-apigw-request.json");
 
 fn keys(value: &Value) -> BTreeSet<String> {
     value.as_object().unwrap().keys().cloned().collect()

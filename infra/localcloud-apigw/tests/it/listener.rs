@@ -1,11 +1,10 @@
 //! Each HTTP API on its own listener, spoken to over real HTTP.
 
-mod common;
 
 use std::net::SocketAddr;
 
 use bytes::Bytes;
-use common::FakeLambda;
+use crate::common::FakeLambda;
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
