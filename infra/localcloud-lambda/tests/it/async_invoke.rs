@@ -1,10 +1,9 @@
 //! `Event` and `DryRun` invocations.
 
-mod common;
 
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use localcloud_core::{InvocationType, InvokeRequest, Invoker};
 use localcloud_lambda::Outcome;
 use serde_json::json;

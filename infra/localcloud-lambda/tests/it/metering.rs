@@ -1,11 +1,10 @@
 //! Metering: the function log with START/END/REPORT lines, per-function totals
 //! and CPU time of the function processes.
 
-mod common;
 
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use localcloud_lambda::LambdaConfig;
 use serde_json::json;
 

@@ -1,11 +1,10 @@
 //! Cold and warm starts, the environment a function sees, idle reaping and
 //! shutdown.
 
-mod common;
 
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use localcloud_lambda::{LambdaConfig, LambdaService, Outcome};
 use serde_json::json;
 

@@ -1,11 +1,10 @@
 //! Timeouts, crashes, init failures and function errors: each fails its
 //! invocation the way Lambda does, and nothing hangs.
 
-mod common;
 
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use localcloud_core::{InvokeError, InvokeRequest, Invoker};
 use localcloud_lambda::{FunctionConfig, Outcome};
 use serde_json::json;

@@ -1,11 +1,10 @@
 //! Concurrency: one invocation per environment, new environments under load,
 //! and throttling at once at the reserved and the account limit.
 
-mod common;
 
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use localcloud_core::InvokeError;
 use localcloud_lambda::{LambdaConfig, Outcome, ACCOUNT_LIMIT_EXCEEDED, RESERVED_LIMIT_EXCEEDED};
 use serde_json::json;

@@ -1,7 +1,6 @@
 //! The Invoke API through the real `aws-sdk-lambda` client, on the shared
 //! endpoint (`Dispatcher::with_path`).
 
-mod common;
 
 use std::sync::Arc;
 
@@ -9,7 +8,7 @@ use aws_sdk_lambda::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_lambda::primitives::Blob;
 use aws_sdk_lambda::types::{InvocationType, ThrottleReason};
 use aws_sdk_lambda::Client;
-use common::*;
+use crate::common::*;
 use localcloud_core::{serve_on_ephemeral_port, Dispatcher, ServerHandle};
 use localcloud_lambda::{FunctionConfig, LambdaService};
 use serde_json::json;
