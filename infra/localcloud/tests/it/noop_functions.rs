@@ -2,8 +2,7 @@
 //! gateway: the `lambda_http` one and the one with a hand-written runtime
 //! client, each cold once and then warm.
 
-mod common;
-use common::{http_call, noop_app};
+use crate::common::{http_call, noop_app};
 
 #[tokio::test]
 async fn both_noop_functions_answer_ok_cold_then_warm() {

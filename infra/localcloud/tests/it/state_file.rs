@@ -8,7 +8,6 @@ use std::time::Duration;
 use aws_sdk_sqs::types::{MessageAttributeValue, MessageSystemAttributeName, QueueAttributeName};
 use localcloud::{LocalCloud, LocalCloudConfig, StartError};
 
-mod common;
 
 fn config(state: &Path) -> LocalCloudConfig {
     LocalCloudConfig {
@@ -18,7 +17,7 @@ fn config(state: &Path) -> LocalCloudConfig {
 }
 
 fn sqs(cloud: &LocalCloud) -> aws_sdk_sqs::Client {
-    aws_sdk_sqs::Client::new(&common::sdk_config(&cloud.endpoint(), "us-east-1"))
+    aws_sdk_sqs::Client::new(&crate::common::sdk_config(&cloud.endpoint(), "us-east-1"))
 }
 
 async fn queue_url(sqs: &aws_sdk_sqs::Client, name: &str) -> String {

@@ -7,11 +7,10 @@ use aws_sdk_dynamodb::types::{
 };
 use localcloud::{LocalCloud, LocalCloudConfig};
 
-mod common;
-use common::{get_json, http_call};
+use crate::common::{get_json, http_call};
 
 fn shared_config(endpoint: &str) -> aws_config::SdkConfig {
-    common::sdk_config(endpoint, "eu-west-1")
+    crate::common::sdk_config(endpoint, "eu-west-1")
 }
 
 async fn create_table(client: &aws_sdk_dynamodb::Client, name: &str) {

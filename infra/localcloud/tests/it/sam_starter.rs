@@ -3,11 +3,10 @@
 //! as `!Sub` in Outputs) runs on the local cloud without a change: the
 //! output URL answers as the deployed app would.
 
-mod common;
 
 use std::path::Path;
 
-use common::http_call;
+use crate::common::http_call;
 use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
 
 /// A project directory holding a copy of the starter's template; the local

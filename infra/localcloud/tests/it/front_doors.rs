@@ -10,7 +10,6 @@ use hyper_util::rt::TokioExecutor;
 use localcloud::LocalCloud;
 use serde_json::Value;
 
-mod common;
 
 struct App {
     cloud: LocalCloud,
@@ -20,7 +19,7 @@ struct App {
 impl App {
     async fn start() -> Self {
         let logs = tempfile::tempdir().unwrap();
-        let cloud = common::front_doors_app(logs.path()).await;
+        let cloud = crate::common::front_doors_app(logs.path()).await;
         Self { cloud, _logs: logs }
     }
 

@@ -5,8 +5,7 @@
 
 use localcloud_metrics::{ApiKind, MetricsDocument, VERSION};
 
-mod common;
-use common::{front_doors_app, get_json, http_call, noop_app};
+use crate::common::{front_doors_app, get_json, http_call, noop_app};
 
 #[tokio::test]
 async fn the_served_metrics_document_is_the_typed_contract() {

@@ -9,8 +9,7 @@ use std::time::{Duration, Instant};
 use aws_sdk_sqs::types::QueueAttributeName;
 use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
 
-mod common;
-use common::{get_json, http_call, sdk_config, test_function_binaries};
+use crate::common::{get_json, http_call, sdk_config, test_function_binaries};
 
 fn stack_config(log_dir: &Path) -> StackConfig {
     let mut config = StackConfig::new(

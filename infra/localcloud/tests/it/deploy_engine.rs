@@ -2,9 +2,8 @@
 //! create, update, delete, parameters, outputs, exports, failures with
 //! rollback, and bad templates; over the query protocol as SDKs speak it.
 
-mod common;
 
-use common::query_call;
+use crate::common::query_call;
 use localcloud::{LocalCloud, LocalCloudConfig};
 use localcloud_core::xml::{elements, first};
 

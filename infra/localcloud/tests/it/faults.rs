@@ -8,8 +8,7 @@ use aws_sdk_lambda::primitives::Blob;
 use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
 use serde_json::{json, Value};
 
-mod common;
-use common::{get_json, http_call, sdk_config, test_function_binaries};
+use crate::common::{get_json, http_call, sdk_config, test_function_binaries};
 
 async fn start(log_dir: &Path) -> LocalCloud {
     let mut stack = StackConfig::new(
