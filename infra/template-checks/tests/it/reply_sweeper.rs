@@ -4,7 +4,6 @@
 //! sweeper, invoked with EventBridge's scheduled event, deletes the reply
 //! queues of environments that are gone and keeps the live ones.
 
-mod common;
 
 use template_checks::load_template;
 
@@ -15,7 +14,7 @@ const SCHEDULED_EVENT: &str = r#"{"version": "0", "id": "53dc4d37-cffa-4f76-80c9
   "resources": ["arn:aws:events:us-east-1:000000000000:rule/local-sweep"], "detail": {}}"#;
 
 async fn sqs_call(endpoint: &str, target: &str, body: &str) -> serde_json::Value {
-    let (status, text) = common::json_call(endpoint, &format!("AmazonSQS.{target}"), body).await;
+    let (status, text) = crate::common::json_call(endpoint, &format!("AmazonSQS.{target}"), body).await;
     assert_eq!(status, 200, "{target}: {text}");
     serde_json::from_str(&text).unwrap()
 }
@@ -37,7 +36,7 @@ async fn fresh_environments_do_not_sweep_and_the_scheduled_sweeper_deletes_only_
     // GIVEN the template on the local cloud, its orders seeded, and reply
     // queues left behind by dead environments of both kinds of caller
     let app = load_template().expect("template.yaml loads");
-    let (cloud, _logs) = common::start_template(&app).await;
+    let (cloud, _logs) = crate::common::start_template(&app).await;
     let endpoint = cloud.endpoint();
     let orders_table = &app.table("OrdersTable").expect("OrdersTable").name;
     bench::seed::seed_orders(&bench::seed::local_client(&endpoint), orders_table)
@@ -54,7 +53,7 @@ async fn fresh_environments_do_not_sweep_and_the_scheduled_sweeper_deletes_only_
     let requests: Vec<_> = (0..4)
         .map(|_| {
             let url = url.clone();
-            tokio::spawn(async move { common::request(&url, "GET", "/orders/2", "").await })
+            tokio::spawn(async move { crate::common::request(&url, "GET", "/orders/2", "").await })
         })
         .collect();
     for request in requests {
@@ -80,7 +79,7 @@ async fn fresh_environments_do_not_sweep_and_the_scheduled_sweeper_deletes_only_
     ] {
         let sweeper = &app.function(logical_id).expect("the sweeper").name;
         let path = format!("/2015-03-31/functions/{sweeper}/invocations");
-        let (status, body) = common::request(&endpoint, "POST", &path, SCHEDULED_EVENT).await;
+        let (status, body) = crate::common::request(&endpoint, "POST", &path, SCHEDULED_EVENT).await;
         assert_eq!(status, 200, "{body}");
         // THEN it deleted its experiment's dead queue
         let swept: serde_json::Value = serde_json::from_str(&body).unwrap();

@@ -5,7 +5,6 @@
 //! Requests carry no body and no token: a route is served when its function
 //! answers at all (4xx included), not when the request succeeds.
 
-mod common;
 
 use template_checks::routes::sample_request;
 use template_checks::{load_template, workspace, workspace_root};
@@ -94,7 +93,7 @@ fn the_deploy_parameters_exist_and_the_secret_is_not_echoed() {
 async fn the_local_cloud_serves_every_route_of_the_template() {
     // GIVEN the template started on the local cloud with its real binaries
     let app = load_template().expect("template.yaml loads");
-    let (cloud, _logs) = common::start_template(&app).await;
+    let (cloud, _logs) = crate::common::start_template(&app).await;
     let urls = cloud.stack().unwrap().api_urls().clone();
     // AND its orders table seeded, as the bench does before any run
     let orders_table = &app.table("OrdersTable").expect("OrdersTable").name;
@@ -113,7 +112,7 @@ async fn the_local_cloud_serves_every_route_of_the_template() {
                 continue;
             };
             // WHEN a request is sent to the route
-            let (status, body) = common::request(&urls[&api.logical_id], &method, &path, "").await;
+            let (status, body) = crate::common::request(&urls[&api.logical_id], &method, &path, "").await;
             requested += 1;
             // THEN it reaches the function and the function answers: not the
             // gateway's own 404 (a function may answer 404 for a missing

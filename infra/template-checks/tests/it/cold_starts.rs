@@ -5,7 +5,6 @@
 //! `seed-orders`, `conduit-seed`), so that a cold start costs the same on an
 //! empty table as on a full one and no environment races another to write.
 
-mod common;
 
 use std::collections::BTreeMap;
 
@@ -28,7 +27,7 @@ const WRITES: &[&str] = &[
 ];
 
 async fn metrics(endpoint: &str) -> MetricsDocument {
-    let (status, body) = common::request(endpoint, "GET", "/_localcloud/metrics", "").await;
+    let (status, body) = crate::common::request(endpoint, "GET", "/_localcloud/metrics", "").await;
     assert_eq!(status, 200, "{body}");
     MetricsDocument::from_json(&body).expect("the metrics document")
 }
@@ -50,14 +49,14 @@ fn writes(doc: &MetricsDocument) -> BTreeMap<String, (u64, f64)> {
 async fn no_function_writes_to_dynamodb_while_it_starts_cold() {
     // GIVEN the template on the local cloud with its real binaries, nothing invoked yet
     let app = load_template().expect("template.yaml loads");
-    let (cloud, _logs) = common::start_template(&app).await;
+    let (cloud, _logs) = crate::common::start_template(&app).await;
     let endpoint = cloud.endpoint();
     let mut writers = Vec::new();
     for function in &app.functions {
         let before = metrics(&endpoint).await;
         // WHEN the function is invoked for the first time
         let path = format!("/2015-03-31/functions/{}/invocations", function.name);
-        let (status, body) = common::request(&endpoint, "POST", &path, NOT_AN_EVENT).await;
+        let (status, body) = crate::common::request(&endpoint, "POST", &path, NOT_AN_EVENT).await;
         assert_eq!(status, 200, "{}: {body}", function.logical_id);
         let after = metrics(&endpoint).await;
         // THEN it started cold...
