@@ -3,16 +3,16 @@
 //! each public request makes: one per dependency, in parallel where
 //! independent, and a clean 500 when an owner fails.
 
-mod common;
 
-use common::Client;
+use crate::all_scenarios;
+use crate::common::Client;
 
 macro_rules! in_process {
     ($($name:ident),* $(,)?) => {
         $(
             #[tokio::test]
             async fn $name() {
-                common::scenarios::$name(&Client::in_process().0).await;
+                crate::common::scenarios::$name(&Client::in_process().0).await;
             }
         )*
     };
@@ -29,7 +29,7 @@ mod internal_calls {
     use http::Method;
     use serde_json::json;
 
-    use super::common::Client;
+    use crate::common::Client;
 
     fn counts(pairs: &[(&str, usize)]) -> BTreeMap<String, usize> {
         pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()

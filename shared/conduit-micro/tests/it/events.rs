@@ -2,7 +2,6 @@
 //! by shape: API Gateway v2 (fixture), internal invokes, SQS batches (fixture).
 //! Bad events are errors with a type, never panics.
 
-mod common;
 
 use aws_lambda_events::sqs::SqsEvent;
 use conduit_micro::cluster::Cluster;
@@ -32,7 +31,7 @@ fn function(cluster: &Cluster, service: Service) -> ServiceFunction {
 }
 
 async fn cluster_with_jake() -> (Cluster, String) {
-    let cluster = Cluster::in_memory(common::tokens());
+    let cluster = Cluster::in_memory(crate::common::tokens());
     let users = function(&cluster, Service::Users);
     let register = json!({
         "version": "2.0", "routeKey": "POST /api/users", "rawPath": "/api/users",
@@ -52,7 +51,7 @@ async fn cluster_with_jake() -> (Cluster, String) {
 async fn an_http_api_event_is_answered_as_a_v2_response() {
     // GIVEN jake, and the fixture event for GET /api/profiles/jake with his token
     let (cluster, token) = cluster_with_jake().await;
-    let text = include_str!("fixtures/apigw-v2-get-profile.json").replace("{{TOKEN}}", &token);
+    let text = include_str!("../fixtures/apigw-v2-get-profile.json").replace("{{TOKEN}}", &token);
     let event: Value = serde_json::from_str(&text).unwrap();
     // WHEN the profiles function gets it
     let answer = function(&cluster, Service::Profiles)
@@ -71,7 +70,7 @@ async fn an_http_api_event_is_answered_as_a_v2_response() {
 #[tokio::test]
 async fn a_401_carries_www_authenticate_and_the_spec_body() {
     let (cluster, _) = cluster_with_jake().await;
-    let text = include_str!("fixtures/apigw-v2-get-profile.json")
+    let text = include_str!("../fixtures/apigw-v2-get-profile.json")
         .replace("Token {{TOKEN}}", "Token forged");
     let answer = function(&cluster, Service::Profiles)
         .handle(serde_json::from_str(&text).unwrap())
@@ -110,7 +109,7 @@ async fn an_internal_invoke_is_answered_by_its_owner_with_cards_only() {
 
 #[tokio::test]
 async fn another_owners_request_or_a_malformed_one_is_a_bad_request() {
-    let cluster = Cluster::in_memory(common::tokens());
+    let cluster = Cluster::in_memory(crate::common::tokens());
     let users = function(&cluster, Service::Users);
     let wrong = users
         .handle(json!({"op": "followees", "viewer": "v"}))
@@ -131,7 +130,7 @@ async fn another_owners_request_or_a_malformed_one_is_a_bad_request() {
 
 #[tokio::test]
 async fn events_of_no_known_shape_are_errors_not_panics() {
-    let cluster = Cluster::in_memory(common::tokens());
+    let cluster = Cluster::in_memory(crate::common::tokens());
     let users = function(&cluster, Service::Users);
     for event in [
         json!(null),
@@ -149,10 +148,10 @@ async fn events_of_no_known_shape_are_errors_not_panics() {
 #[tokio::test]
 async fn in_a_batch_a_malformed_request_is_retried_and_an_expired_one_skipped() {
     // GIVEN the fixture batch: a body that is no request, and a request nobody waits for
-    let cluster = Cluster::in_memory(common::tokens());
+    let cluster = Cluster::in_memory(crate::common::tokens());
     let users = function(&cluster, Service::Users);
     let batch: SqsEvent =
-        serde_json::from_str(include_str!("fixtures/sqs-internal-requests.json")).unwrap();
+        serde_json::from_str(include_str!("../fixtures/sqs-internal-requests.json")).unwrap();
     // WHEN the users function gets it
     let response = users.answer_batch(batch).await;
     // THEN only the malformed one is reported (so it ends in the DLQ); the

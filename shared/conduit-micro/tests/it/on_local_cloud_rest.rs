@@ -3,10 +3,10 @@
 //! function binaries: the conduit crate's API suite, unchanged, through the
 //! monolith's REST API and both microservice variants' REST APIs.
 
-mod common;
 
-use common::cloud::Cloud;
-use common::Client;
+use crate::all_scenarios;
+use crate::common::cloud::Cloud;
+use crate::common::Client;
 
 /// The client of a REST API: its URL ends with the stage, `/Prod`.
 fn rest_client(cloud: &Cloud, api: &str) -> Client {

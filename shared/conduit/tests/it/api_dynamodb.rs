@@ -3,12 +3,11 @@
 //! `DYNAMODB_LOCAL_ENDPOINT` is set (scripts/test.sh starts DynamoDB Local), the
 //! scenarios also run there, as an oracle for what real DynamoDB accepts.
 
-mod common;
 
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
-use common::Client;
+use crate::common::Client;
 use conduit::store::dynamo::{create_tables, TableNames};
 use conduit::App;
 use http::Method;
@@ -37,7 +36,7 @@ fn sdk_client(endpoint: &str) -> aws_sdk_dynamodb::Client {
 async fn with_tables(sdk: aws_sdk_dynamodb::Client, server: Option<ServerHandle>) -> Local {
     let tables = TableNames::with_prefix(&format!("conduit-{}", uuid::Uuid::new_v4().simple()));
     create_tables(&sdk, &tables).await.expect("tables created");
-    let app = App::dynamo(sdk.clone(), &tables, common::tokens());
+    let app = App::dynamo(sdk.clone(), &tables, crate::common::tokens());
     Local {
         client: Client { app },
         sdk,
@@ -115,7 +114,7 @@ mod emulator {
             $(
                 #[tokio::test]
                 async fn $s() {
-                    common::scenarios::$s(&local().await.client).await;
+                    crate::common::scenarios::$s(&local().await.client).await;
                 }
             )*
             $(
@@ -139,7 +138,7 @@ mod dynamodb_local {
                 #[tokio::test]
                 async fn $s() {
                     match oracle().await {
-                        Some(local) => common::scenarios::$s(&local.client).await,
+                        Some(local) => crate::common::scenarios::$s(&local.client).await,
                         None => eprintln!("skipped: DYNAMODB_LOCAL_ENDPOINT not set"),
                     }
                 }
@@ -364,7 +363,7 @@ async fn seeded_data_is_served_like_data_written_through_the_api(local: &Local) 
 }
 
 /// The full default data set (1k users, 10k articles, 50k comments). Heavy: run with
-/// `cargo test -p conduit --test api_dynamodb -- --ignored` when changing the loader.
+/// `cargo test -p conduit --test it api_dynamodb:: -- --ignored` when changing the loader.
 #[tokio::test]
 #[ignore = "loads ~160k items: ~10 s in a debug build"]
 async fn default_seed_loads_in_seconds_not_minutes() {

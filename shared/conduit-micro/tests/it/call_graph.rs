@@ -1,14 +1,13 @@
 //! The call graph table of `docs/architecture.md`, checked endpoint by
 //! endpoint on the four services in one process (counting loopbacks).
 
-mod common;
 
 use std::collections::BTreeMap;
 
 use http::Method;
 use serde_json::{json, Value};
 
-use common::Client;
+use crate::common::Client;
 
 struct Step {
     method: Method,

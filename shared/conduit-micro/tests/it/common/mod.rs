@@ -3,13 +3,11 @@
 //! (its integration tests) run here unchanged.
 #![allow(dead_code)]
 
-// Test binaries that run no scenario (events.rs) leave its re-exports unused.
-#[allow(unused_imports)]
-#[path = "../../../conduit/tests/common/scenarios/mod.rs"]
+#[path = "../../../../conduit/tests/it/common/scenarios/mod.rs"]
 pub mod scenarios;
 
 /// The conduit crate's test client, over a [`Target`] here.
-#[path = "../../../conduit/tests/common/client.rs"]
+#[path = "../../../../conduit/tests/it/common/client.rs"]
 pub mod client;
 
 pub mod cloud;

@@ -4,7 +4,7 @@
 //!
 //! ```sh
 //! CONDUIT_URL=http://127.0.0.1:PORT CONDUIT_TABLES=users,follows,articles,comments \
-//!   cargo test --release --workspace --test deployed_stack -- --ignored
+//!   cargo test --release --workspace --test it deployed_stack:: -- --ignored
 //! ```
 //!
 //! The stack must be deployed with the scenarios' `JwtSecret`
@@ -14,10 +14,10 @@
 //! `AWS_ENDPOINT_URL`), so never point it at tables whose data you keep.
 //! The client speaks plain HTTP: local deployments only.
 
-mod common;
 
 use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, WriteRequest};
-use common::Client;
+use crate::all_scenarios;
+use crate::common::Client;
 use std::collections::HashMap;
 
 /// Scenarios share the deployed tables: one at a time.

@@ -3,10 +3,10 @@
 //! and both microservice variants; internal calls counted by the local
 //! cloud's own metrics; owner failures; replies under concurrency.
 
-mod common;
 
-use common::cloud::Cloud;
-use common::Client;
+use crate::all_scenarios;
+use crate::common::cloud::Cloud;
+use crate::common::Client;
 
 pub const MONOLITH: &str = "ConduitApi";
 pub const INVOKE: &str = "ConduitMicroInvokeApi";

@@ -1,15 +1,15 @@
 //! Every API behaviour against the in-memory stores (no network).
 
-mod common;
 
-use common::Client;
+use crate::all_scenarios;
+use crate::common::Client;
 
 macro_rules! in_memory {
     ($($name:ident),* $(,)?) => {
         $(
             #[tokio::test]
             async fn $name() {
-                common::scenarios::$name(&Client::in_memory()).await;
+                crate::common::scenarios::$name(&Client::in_memory()).await;
             }
         )*
     };
@@ -27,7 +27,7 @@ mod failures {
     use http::Method;
     use serde_json::json;
 
-    use super::common::{self, Client};
+    use crate::common::{self, Client};
 
     /// A users store whose backend is down, with a secret-looking message.
     struct BrokenUsers;
@@ -96,7 +96,7 @@ mod call_counts {
     use conduit::App;
     use http::Method;
 
-    use super::common::{self, Client};
+    use crate::common::{self, Client};
 
     #[derive(Default)]
     struct CountingUsers {
@@ -159,7 +159,7 @@ mod login_timing {
     use http::Method;
     use serde_json::json;
 
-    use super::common::{self, Client};
+    use crate::common::{self, Client};
 
     #[tokio::test]
     async fn login_does_the_argon2_work_whether_or_not_the_email_exists() {
