@@ -2,7 +2,6 @@
 //! both paths give the same orders; at the concurrency cap the direct path is
 //! throttled while the queue path queues; nothing is lost.
 
-mod common;
 
 use std::path::PathBuf;
 
@@ -41,7 +40,7 @@ async fn start(overrides: &[(&str, &str)]) -> (LocalCloud, tempfile::TempDir) {
         .table("OrdersTable")
         .unwrap()
         .name;
-    orders::table::seed(&common::client(&cloud.endpoint()), table)
+    orders::table::seed(&crate::common::client(&cloud.endpoint()), table)
         .await
         .expect("the orders table is seeded");
     (cloud, logs)

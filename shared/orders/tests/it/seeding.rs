@@ -2,7 +2,6 @@
 //! run by the bench): written once, read back by the back end as written; the
 //! back end itself never writes.
 
-mod common;
 
 use std::time::Duration;
 
@@ -55,7 +54,7 @@ async fn the_seeder_writes_every_order_once_and_the_back_end_reads_them_as_writt
     let cloud = LocalCloud::start(LocalCloudConfig::ephemeral())
         .await
         .unwrap();
-    let ddb = common::client(&cloud.endpoint());
+    let ddb = crate::common::client(&cloud.endpoint());
     orders_table(&ddb).await;
 
     // WHEN it is seeded twice
@@ -82,7 +81,7 @@ async fn an_unseeded_table_is_an_error_that_says_to_seed_and_nothing_is_written(
     let cloud = LocalCloud::start(LocalCloudConfig::ephemeral())
         .await
         .unwrap();
-    let ddb = common::client(&cloud.endpoint());
+    let ddb = crate::common::client(&cloud.endpoint());
     orders_table(&ddb).await;
 
     // WHEN the back end is asked for orders
