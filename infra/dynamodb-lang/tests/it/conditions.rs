@@ -1,6 +1,5 @@
 //! Condition and filter expressions: evaluation and AWS's error messages.
 
-
 use crate::common::{ctx, item};
 use dynamodb_lang::{parse_condition, parse_filter, ExpressionContext, Item};
 use serde_json::{json, Value};

@@ -1,6 +1,5 @@
 //! Projection and key condition expressions.
 
-
 use crate::common::{ctx, item, value};
 use dynamodb_lang::{parse_key_condition, parse_projection, RangeCondition};
 use serde_json::{json, Value};

@@ -1,7 +1,6 @@
 //! Property tests: parsers never panic, numbers agree with `bigdecimal`, values
 //! survive the wire format.
 
-
 use std::collections::HashMap;
 use std::str::FromStr;
 

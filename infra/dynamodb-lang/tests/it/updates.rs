@@ -1,6 +1,5 @@
 //! Update expressions: each action, atomicity, and AWS's error messages.
 
-
 use crate::common::{ctx, item, value};
 use dynamodb_lang::{parse_update, ExpressionContext, Item, Projection};
 use serde_json::{json, Value};

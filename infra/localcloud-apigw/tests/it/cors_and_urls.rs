@@ -1,9 +1,8 @@
 //! CORS on HTTP APIs and function URLs, answered by the gateway, and the
 //! `AWS_IAM` auth type of function URLs.
 
-
-use bytes::Bytes;
 use crate::common::{api_with, get, FakeLambda};
+use bytes::Bytes;
 use std::time::Duration;
 
 use localcloud_apigw::{CorsConfig, HttpApi, HttpApiConfig, RouteConfig};

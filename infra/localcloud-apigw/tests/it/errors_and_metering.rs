@@ -1,11 +1,10 @@
 //! The statuses the gateway answers when the integration cannot, and what it
 //! meters for each request.
 
-
 use std::time::Duration;
 
-use bytes::Bytes;
 use crate::common::{api, api_with, get, ok, FakeLambda};
+use bytes::Bytes;
 use localcloud_apigw::{HttpApi, HttpApiConfig, RouteConfig, MAX_PAYLOAD_BYTES};
 use localcloud_core::{Handler, HttpResponse, InvokeError, InvokeResponse};
 

@@ -1,13 +1,12 @@
 //! The payload format 2.0 events the gateway sends, checked against the
 //! types and fixtures of the Rust runtime (`aws_lambda_events`, `lambda_http`).
 
-
 use std::collections::BTreeSet;
 
+use crate::common::{api, api_with, get, FakeLambda};
 use aws_lambda_events::apigw::ApiGatewayV2httpRequest;
 use base64::Engine;
 use bytes::Bytes;
-use crate::common::{api, api_with, get, FakeLambda};
 use lambda_http::RequestExt;
 use localcloud_core::Handler;
 use serde_json::Value;

@@ -1,10 +1,9 @@
 //! Each HTTP API on its own listener, spoken to over real HTTP.
 
-
 use std::net::SocketAddr;
 
-use bytes::Bytes;
 use crate::common::FakeLambda;
+use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;

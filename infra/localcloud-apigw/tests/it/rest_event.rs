@@ -2,13 +2,12 @@
 //! documentation's example event and the Rust runtime (`aws_lambda_events`,
 //! `lambda_http` with its `apigw_rest` feature).
 
-
 use std::collections::BTreeSet;
 
+use crate::common::{get, rest_api, FakeLambda};
 use aws_lambda_events::apigw::ApiGatewayProxyRequest;
 use base64::Engine;
 use bytes::Bytes;
-use crate::common::{get, rest_api, FakeLambda};
 use lambda_http::request::RequestContext;
 use lambda_http::RequestExt;
 use localcloud_core::Handler;

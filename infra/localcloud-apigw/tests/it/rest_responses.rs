@@ -1,13 +1,12 @@
 //! What a REST API answers: the function's payload 1.0 response (as
 //! `lambda_http` serialises it for a REST request), and REST's own errors.
 
-
 use std::time::Duration;
 
+use crate::common::{get, ok, rest_api, FakeLambda};
 use aws_lambda_events::apigw::ApiGatewayProxyResponse;
 use aws_lambda_events::encodings::Body;
 use bytes::Bytes;
-use crate::common::{get, ok, rest_api, FakeLambda};
 use http::header::{HeaderValue, CONTENT_TYPE};
 use localcloud_apigw::{RestCors, Throttle, MAX_PAYLOAD_BYTES};
 use localcloud_core::{Handler, HttpResponse, InvokeError, InvokeResponse};

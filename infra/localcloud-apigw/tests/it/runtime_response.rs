@@ -1,11 +1,10 @@
 //! Responses as the Rust runtime serialises them (`ApiGatewayV2httpResponse`)
 //! reach the client intact.
 
-
+use crate::common::{api, get, FakeLambda};
 use aws_lambda_events::apigw::ApiGatewayV2httpResponse;
 use aws_lambda_events::encodings::Body;
 use bytes::Bytes;
-use crate::common::{api, get, FakeLambda};
 use http::header::{HeaderValue, CONTENT_TYPE};
 use localcloud_core::Handler;
 

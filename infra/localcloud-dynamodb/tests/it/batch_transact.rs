@@ -1,12 +1,11 @@
 //! BatchGetItem, BatchWriteItem, TransactGetItems, TransactWriteItems.
 
-
+use crate::common::*;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
     ConditionCheck, Delete, Get, KeysAndAttributes, Put, PutRequest,
     ReturnValuesOnConditionCheckFailure, TransactGetItem, TransactWriteItem, Update, WriteRequest,
 };
-use crate::common::*;
 
 fn put_request(pk: &str) -> WriteRequest {
     WriteRequest::builder()

@@ -1,9 +1,8 @@
 //! Many clients at once: conditional writes are atomic.
 
-
+use crate::common::*;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use crate::common::*;
 
 const TASKS: usize = 16;
 const ROUNDS: usize = 25;

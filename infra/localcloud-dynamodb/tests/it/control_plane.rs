@@ -1,6 +1,6 @@
 //! CreateTable, DescribeTable, ListTables, DeleteTable and TTL through the SDK.
 
-
+use crate::common::*;
 use aws_sdk_dynamodb::operation::create_table::CreateTableError;
 use aws_sdk_dynamodb::operation::describe_table::DescribeTableError;
 use aws_sdk_dynamodb::types::{
@@ -8,7 +8,6 @@ use aws_sdk_dynamodb::types::{
     ProvisionedThroughput, ScalarAttributeType, TableStatus, TimeToLiveSpecification,
     TimeToLiveStatus,
 };
-use crate::common::*;
 
 #[tokio::test]
 async fn describe_shows_an_active_table_with_counts_arn_and_indexes() {

@@ -3,7 +3,6 @@
 //! what a client can observe. Legitimate differences are normalised here and
 //! listed in docs/divergences-dynamodb.md.
 
-
 use std::sync::Arc;
 
 use bytes::Bytes;

@@ -1,6 +1,6 @@
 //! GetItem, PutItem, UpdateItem, DeleteItem through the real SDK.
 
-
+use crate::common::*;
 use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
 use aws_sdk_dynamodb::operation::get_item::GetItemError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
@@ -8,7 +8,6 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
     ReturnConsumedCapacity, ReturnValue, ReturnValuesOnConditionCheckFailure,
 };
-use crate::common::*;
 
 #[tokio::test]
 async fn put_then_get_returns_the_item_with_canonical_numbers() {

@@ -1,10 +1,9 @@
 //! TTL sweep, metrics for the cost model, reset, snapshots, unknown operations.
 
-
 use std::time::Duration;
 
-use aws_sdk_dynamodb::types::TimeToLiveSpecification;
 use crate::common::*;
+use aws_sdk_dynamodb::types::TimeToLiveSpecification;
 use localcloud_core::RequestContext;
 use localcloud_dynamodb::{DynamoDb, DynamoDbConfig};
 

@@ -3,8 +3,8 @@
 //! One binary for the whole crate: each test binary links the AWS SDK, tokio
 //! and hyper stack again, so one per file multiplied the build's link time.
 
-mod common;
 mod batch_transact;
+mod common;
 mod concurrency;
 mod control_plane;
 mod differential;

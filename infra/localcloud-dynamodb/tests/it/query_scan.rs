@@ -1,11 +1,10 @@
 //! Query and Scan on tables and indexes through the real SDK.
 
-
 use std::collections::HashMap;
 
+use crate::common::*;
 use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, Select};
 use aws_sdk_dynamodb::Client;
-use crate::common::*;
 
 async fn seed(client: &Client, table: &str, partition: &str, count: i64) {
     for i in 0..count {

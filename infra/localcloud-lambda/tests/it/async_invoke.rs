@@ -1,6 +1,5 @@
 //! `Event` and `DryRun` invocations.
 
-
 use std::time::{Duration, Instant};
 
 use crate::common::*;

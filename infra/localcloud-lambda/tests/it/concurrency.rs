@@ -1,7 +1,6 @@
 //! Concurrency: one invocation per environment, new environments under load,
 //! and throttling at once at the reserved and the account limit.
 
-
 use std::time::{Duration, Instant};
 
 use crate::common::*;

@@ -1,7 +1,6 @@
 //! Timeouts, crashes, init failures and function errors: each fails its
 //! invocation the way Lambda does, and nothing hangs.
 
-
 use std::time::{Duration, Instant};
 
 use crate::common::*;

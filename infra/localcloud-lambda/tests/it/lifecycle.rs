@@ -1,7 +1,6 @@
 //! Cold and warm starts, the environment a function sees, idle reaping and
 //! shutdown.
 
-
 use std::time::Duration;
 
 use crate::common::*;

@@ -3,8 +3,8 @@
 //! One binary for the whole crate: each test binary links the AWS SDK, tokio
 //! and hyper stack again, so one per file multiplied the build's link time.
 
-mod common;
 mod async_invoke;
+mod common;
 mod concurrency;
 mod failures;
 mod lifecycle;

@@ -1,7 +1,6 @@
 //! Metering: the function log with START/END/REPORT lines, per-function totals
 //! and CPU time of the function processes.
 
-
 use std::time::Duration;
 
 use crate::common::*;

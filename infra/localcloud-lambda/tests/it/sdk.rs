@@ -1,14 +1,13 @@
 //! The Invoke API through the real `aws-sdk-lambda` client, on the shared
 //! endpoint (`Dispatcher::with_path`).
 
-
 use std::sync::Arc;
 
+use crate::common::*;
 use aws_sdk_lambda::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_lambda::primitives::Blob;
 use aws_sdk_lambda::types::{InvocationType, ThrottleReason};
 use aws_sdk_lambda::Client;
-use crate::common::*;
 use localcloud_core::{serve_on_ephemeral_port, Dispatcher, ServerHandle};
 use localcloud_lambda::{FunctionConfig, LambdaService};
 use serde_json::json;

@@ -1,12 +1,11 @@
 //! Request counting as SQS bills it, and the in-process API the event source
 //! mapping pollers use (billed the same way as the HTTP API).
 
-
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use aws_sdk_sqs::types::SendMessageBatchRequestEntry;
 use crate::common::start;
+use aws_sdk_sqs::types::SendMessageBatchRequestEntry;
 use localcloud_sqs::SendRequest;
 
 #[tokio::test]

@@ -1,12 +1,11 @@
 //! Many consumers on one queue: no message is handed out twice while it is
 //! in flight, and every sent message ends up deleted or in the DLQ.
 
-
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use aws_sdk_sqs::types::{MessageSystemAttributeName as S, SendMessageBatchRequestEntry};
 use crate::common::start;
+use aws_sdk_sqs::types::{MessageSystemAttributeName as S, SendMessageBatchRequestEntry};
 use tally::Counter;
 
 mod tally {

@@ -7,16 +7,15 @@
 //! Needs `MOTO_ENDPOINT` (see scripts/oracles/moto.sh). Without it the test
 //! says it is skipped, unless `LOCALCLOUD_REQUIRE_ORACLES=1`.
 
-
 use std::collections::BTreeMap;
 
+use crate::common::{client_for, start};
 use aws_sdk_sqs::error::ProvideErrorMetadata;
 use aws_sdk_sqs::types::{
     MessageAttributeValue, MessageSystemAttributeName as S, QueueAttributeName as A,
     SendMessageBatchRequestEntry,
 };
 use aws_sdk_sqs::Client;
-use crate::common::{client_for, start};
 
 /// SplitMix64: a tiny PRNG whose sequence never changes with a crate upgrade.
 struct Rng(u64);

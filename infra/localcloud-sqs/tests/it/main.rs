@@ -3,8 +3,8 @@
 //! One binary for the whole crate: each test binary links the AWS SDK, tokio
 //! and hyper stack again, so one per file multiplied the build's link time.
 
-mod common;
 mod billing;
+mod common;
 mod concurrency;
 mod differential_moto;
 mod raw_protocol;

@@ -1,8 +1,7 @@
 //! FIFO queues through the real aws-sdk-sqs client.
 
-
-use aws_sdk_sqs::types::{MessageSystemAttributeName as S, SendMessageBatchRequestEntry};
 use crate::common::{code, start, Cloud};
+use aws_sdk_sqs::types::{MessageSystemAttributeName as S, SendMessageBatchRequestEntry};
 
 async fn fifo(cloud: &Cloud, name: &str, content_dedup: bool) -> String {
     let dedup = if content_dedup { "true" } else { "false" };

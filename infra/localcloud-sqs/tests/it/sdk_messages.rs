@@ -1,15 +1,14 @@
 //! Message operations on standard queues through the real aws-sdk-sqs client.
 
-
 use std::time::{Duration, Instant};
 
+use crate::common::{code, start};
 use aws_sdk_sqs::primitives::Blob;
 use aws_sdk_sqs::types::{
     ChangeMessageVisibilityBatchRequestEntry, DeleteMessageBatchRequestEntry,
     MessageAttributeValue, MessageSystemAttributeName as S, QueueAttributeName as A,
     SendMessageBatchRequestEntry,
 };
-use crate::common::{code, start};
 
 fn string_attr(data_type: &str, value: &str) -> MessageAttributeValue {
     MessageAttributeValue::builder()

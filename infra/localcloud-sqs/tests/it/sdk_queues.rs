@@ -1,8 +1,7 @@
 //! Queue operations through the real aws-sdk-sqs client.
 
-
-use aws_sdk_sqs::types::QueueAttributeName as A;
 use crate::common::{code, start};
+use aws_sdk_sqs::types::QueueAttributeName as A;
 
 #[tokio::test]
 async fn create_queue_returns_a_url_on_the_service_endpoint() {

@@ -2,7 +2,6 @@
 //! create, update, delete, parameters, outputs, exports, failures with
 //! rollback, and bad templates; over the query protocol as SDKs speak it.
 
-
 use crate::common::query_call;
 use localcloud::{LocalCloud, LocalCloudConfig};
 use localcloud_core::xml::{elements, first};

@@ -3,7 +3,6 @@
 //! `GetFunction`, event source mappings, `ListTags`; API Gateway v2
 //! `GetApis`, `GetApi`, `GetRoutes`, `GetStages`.
 
-
 use crate::common::{http_call, query_call, sdk_config, signed_call, test_function_binaries};
 use localcloud::{LocalCloud, LocalCloudConfig};
 use localcloud_core::xml::{elements, first};

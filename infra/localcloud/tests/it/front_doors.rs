@@ -10,7 +10,6 @@ use hyper_util::rt::TokioExecutor;
 use localcloud::LocalCloud;
 use serde_json::Value;
 
-
 struct App {
     cloud: LocalCloud,
     _logs: tempfile::TempDir,

@@ -1,7 +1,6 @@
 //! template-rest.yaml (the REST API version of template.yaml) on the local
 //! cloud: the orders smoke through both REST APIs, with REST's stage URLs.
 
-
 use crate::common::http_call;
 use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
 use serde_json::Value;
@@ -27,7 +26,8 @@ async fn both_orders_paths_answer_the_same_orders_through_their_rest_apis() {
         .expect("template-rest.yaml starts");
     let stack = cloud.stack().unwrap();
     // AND its orders table seeded, as the bench does before any run
-    let ddb = aws_sdk_dynamodb::Client::new(&crate::common::sdk_config(&cloud.endpoint(), "us-east-1"));
+    let ddb =
+        aws_sdk_dynamodb::Client::new(&crate::common::sdk_config(&cloud.endpoint(), "us-east-1"));
     let table = &stack.app.table("OrdersTable").unwrap().name;
     orders::table::seed(&ddb, table).await.unwrap();
 

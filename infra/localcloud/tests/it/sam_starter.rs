@@ -3,7 +3,6 @@
 //! as `!Sub` in Outputs) runs on the local cloud without a change: the
 //! output URL answers as the deployed app would.
 
-
 use std::path::Path;
 
 use crate::common::http_call;

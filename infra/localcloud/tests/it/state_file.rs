@@ -8,7 +8,6 @@ use std::time::Duration;
 use aws_sdk_sqs::types::{MessageAttributeValue, MessageSystemAttributeName, QueueAttributeName};
 use localcloud::{LocalCloud, LocalCloudConfig, StartError};
 
-
 fn config(state: &Path) -> LocalCloudConfig {
     LocalCloudConfig {
         state_file: Some(state.to_path_buf()),

@@ -5,7 +5,6 @@
 //! `seed-orders`, `conduit-seed`), so that a cold start costs the same on an
 //! empty table as on a full one and no environment races another to write.
 
-
 use std::collections::BTreeMap;
 
 use localcloud_metrics::MetricsDocument;

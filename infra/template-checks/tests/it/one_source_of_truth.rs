@@ -5,7 +5,6 @@
 //! Requests carry no body and no token: a route is served when its function
 //! answers at all (4xx included), not when the request succeeds.
 
-
 use template_checks::routes::sample_request;
 use template_checks::{load_template, workspace, workspace_root};
 
@@ -112,7 +111,8 @@ async fn the_local_cloud_serves_every_route_of_the_template() {
                 continue;
             };
             // WHEN a request is sent to the route
-            let (status, body) = crate::common::request(&urls[&api.logical_id], &method, &path, "").await;
+            let (status, body) =
+                crate::common::request(&urls[&api.logical_id], &method, &path, "").await;
             requested += 1;
             // THEN it reaches the function and the function answers: not the
             // gateway's own 404 (a function may answer 404 for a missing

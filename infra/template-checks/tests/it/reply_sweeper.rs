@@ -4,7 +4,6 @@
 //! sweeper, invoked with EventBridge's scheduled event, deletes the reply
 //! queues of environments that are gone and keeps the live ones.
 
-
 use template_checks::load_template;
 
 /// A scheduled event as EventBridge sends it to the sweeper.
@@ -14,7 +13,8 @@ const SCHEDULED_EVENT: &str = r#"{"version": "0", "id": "53dc4d37-cffa-4f76-80c9
   "resources": ["arn:aws:events:us-east-1:000000000000:rule/local-sweep"], "detail": {}}"#;
 
 async fn sqs_call(endpoint: &str, target: &str, body: &str) -> serde_json::Value {
-    let (status, text) = crate::common::json_call(endpoint, &format!("AmazonSQS.{target}"), body).await;
+    let (status, text) =
+        crate::common::json_call(endpoint, &format!("AmazonSQS.{target}"), body).await;
     assert_eq!(status, 200, "{target}: {text}");
     serde_json::from_str(&text).unwrap()
 }
@@ -79,7 +79,8 @@ async fn fresh_environments_do_not_sweep_and_the_scheduled_sweeper_deletes_only_
     ] {
         let sweeper = &app.function(logical_id).expect("the sweeper").name;
         let path = format!("/2015-03-31/functions/{sweeper}/invocations");
-        let (status, body) = crate::common::request(&endpoint, "POST", &path, SCHEDULED_EVENT).await;
+        let (status, body) =
+            crate::common::request(&endpoint, "POST", &path, SCHEDULED_EVENT).await;
         assert_eq!(status, 200, "{body}");
         // THEN it deleted its experiment's dead queue
         let swept: serde_json::Value = serde_json::from_str(&body).unwrap();

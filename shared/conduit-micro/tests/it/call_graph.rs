@@ -1,7 +1,6 @@
 //! The call graph table of `docs/architecture.md`, checked endpoint by
 //! endpoint on the four services in one process (counting loopbacks).
 
-
 use std::collections::BTreeMap;
 
 use http::Method;

@@ -14,10 +14,9 @@
 //! `AWS_ENDPOINT_URL`), so never point it at tables whose data you keep.
 //! The client speaks plain HTTP: local deployments only.
 
-
-use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, WriteRequest};
 use crate::all_scenarios;
 use crate::common::Client;
+use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, WriteRequest};
 use std::collections::HashMap;
 
 /// Scenarios share the deployed tables: one at a time.

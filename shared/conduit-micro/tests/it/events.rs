@@ -2,7 +2,6 @@
 //! by shape: API Gateway v2 (fixture), internal invokes, SQS batches (fixture).
 //! Bad events are errors with a type, never panics.
 
-
 use aws_lambda_events::sqs::SqsEvent;
 use conduit_micro::cluster::Cluster;
 use conduit_micro::lambda::ServiceFunction;

@@ -3,7 +3,6 @@
 //! each public request makes: one per dependency, in parallel where
 //! independent, and a clean 500 when an owner fails.
 
-
 use crate::all_scenarios;
 use crate::common::Client;
 

@@ -3,8 +3,8 @@
 //! One binary for the whole crate: each test binary links the AWS SDK, tokio
 //! and hyper stack again, so one per file multiplied the build's link time.
 
-mod common;
 mod call_graph;
+mod common;
 mod deployed_stack;
 mod events;
 mod in_process;

@@ -3,7 +3,6 @@
 //! and both microservice variants; internal calls counted by the local
 //! cloud's own metrics; owner failures; replies under concurrency.
 
-
 use crate::all_scenarios;
 use crate::common::cloud::Cloud;
 use crate::common::Client;

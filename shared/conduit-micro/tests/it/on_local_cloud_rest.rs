@@ -3,7 +3,6 @@
 //! function binaries: the conduit crate's API suite, unchanged, through the
 //! monolith's REST API and both microservice variants' REST APIs.
 
-
 use crate::all_scenarios;
 use crate::common::cloud::Cloud;
 use crate::common::Client;

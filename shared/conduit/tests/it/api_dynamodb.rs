@@ -3,11 +3,10 @@
 //! `DYNAMODB_LOCAL_ENDPOINT` is set (scripts/test.sh starts DynamoDB Local), the
 //! scenarios also run there, as an oracle for what real DynamoDB accepts.
 
-
 use std::sync::Arc;
 
-use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use crate::common::Client;
+use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use conduit::store::dynamo::{create_tables, TableNames};
 use conduit::App;
 use http::Method;

@@ -1,6 +1,5 @@
 //! Every API behaviour against the in-memory stores (no network).
 
-
 use crate::all_scenarios;
 use crate::common::Client;
 

@@ -3,6 +3,6 @@
 //! One binary for the whole crate: each test binary links the AWS SDK, tokio
 //! and hyper stack again, so one per file multiplied the build's link time.
 
-mod common;
 mod api_dynamodb;
 mod api_in_memory;
+mod common;

@@ -2,7 +2,6 @@
 //! both paths give the same orders; at the concurrency cap the direct path is
 //! throttled while the queue path queues; nothing is lost.
 
-
 use std::path::PathBuf;
 
 use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};

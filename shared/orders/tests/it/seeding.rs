@@ -2,7 +2,6 @@
 //! run by the bench): written once, read back by the back end as written; the
 //! back end itself never writes.
 
-
 use std::time::Duration;
 
 use aws_sdk_dynamodb::types::{
