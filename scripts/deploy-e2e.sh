@@ -9,7 +9,7 @@
 # when that build is warm, ~25 minutes cold) and deploys it with `sam deploy
 # --resolve-s3`: `bench seed-orders` fills the orders table the stack outputs
 # name, both orders paths answer on the output URLs, every Conduit
-# scenario passes on the three Conduit APIs (tests/deployed_stack.rs), the
+# scenario passes on the three Conduit APIs (tests/it/deployed_stack.rs), the
 # bench's smoke run works on the describe-stacks output, an update of
 # OrdersDelayMs takes effect, and `sam delete` leaves no function, table,
 # queue or bucket of the stack (a few minutes more).
@@ -131,7 +131,7 @@ for f in "$work"/sam-build/*/bootstrap; do
     file -b "$f" | grep -q 'x86-64' || fail "$f is not an x86_64 binary"
 done
 
-# The scenarios' JWT secret (shared/conduit/tests/common/client.rs): some
+# The scenarios' JWT secret (shared/conduit/tests/it/common/client.rs): some
 # Conduit scenarios forge tokens. A test value, never a real secret.
 jwt_secret=unit-test-secret-unit-test-secret-0123
 whole() {
@@ -180,14 +180,18 @@ for api in ConduitMicroInvokeUrl ConduitMicroQueueUrl; do
         "$(output "$api")/api/users" | grep -q '"token"' || fail "$api: register"
 done
 # Every Conduit scenario of the test suites against the deployed APIs, over
-# empty tables each time (shared/conduit-micro/tests/deployed_stack.rs).
+# empty tables each time (shared/conduit-micro/tests/it/deployed_stack.rs).
+# Every package's `it` test binary runs, and only conduit-micro's has tests
+# under `deployed_stack::`: the passed counts are summed.
 conduit_tables=$(resources AWS::DynamoDB::Table Conduit)
 for api in ConduitUrl ConduitMicroInvokeUrl ConduitMicroQueueUrl; do
     started=$(date +%s)
     CONDUIT_URL=$(output "$api") CONDUIT_TABLES="$conduit_tables" \
-        cargo test --quiet --release --workspace --test deployed_stack -- --ignored \
+        cargo test --quiet --release --workspace --test it deployed_stack:: -- --ignored \
         >"$work/scenarios.log" 2>&1 || { tail -40 "$work/scenarios.log" >&2; fail "Conduit scenarios on $api"; }
-    echo "$api: $(grep -o '[0-9]* passed' "$work/scenarios.log" | tail -1) Conduit scenarios in $(($(date +%s) - started)) s"
+    passed=$(grep -o '[0-9]* passed' "$work/scenarios.log" | awk '{n += $1} END {print n + 0}')
+    ((passed > 0)) || fail "Conduit scenarios on $api: no test ran (filter deployed_stack::)"
+    echo "$api: $passed passed Conduit scenarios in $(($(date +%s) - started)) s"
 done
 "$bin/bench" run --smoke --target aws --stack-outputs "$work/outputs.json" --out "$work/bench" \
     >"$work/bench.log" 2>&1 || { tail -30 "$work/bench.log" >&2; fail "bench --smoke on the stack outputs"; }

@@ -27,7 +27,7 @@ use aws_sdk_dynamodb::Client;
 use common::client;
 
 /// The integration tests' client and table helpers.
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 const PARTITIONS: usize = 100;

@@ -15,7 +15,7 @@ use localcloud_core::{serve_on_ephemeral_port, Dispatcher};
 use localcloud_sqs::SqsService;
 
 /// The integration tests' client builder.
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 use common::client_for as client;
 

@@ -1,0 +1,14 @@
+//! Integration tests of the local DynamoDB, one module per area.
+//!
+//! One binary for the whole crate: each test binary links the AWS SDK, tokio
+//! and hyper stack again, so one per file multiplied the build's link time.
+
+mod batch_transact;
+mod common;
+mod concurrency;
+mod control_plane;
+mod differential;
+mod items;
+mod lifecycle;
+mod query_scan;
+mod robustness;
