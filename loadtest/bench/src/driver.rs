@@ -44,6 +44,12 @@ pub struct RunOptions {
     pub doors: Vec<Door>,
     pub sweep: bool,
     pub capacity: bool,
+    /// The capacity search's first steps, ascending (`--capacity-steps`);
+    /// default the mode's doubling steps.
+    pub capacity_steps: Option<Vec<u64>>,
+    /// How many users apart the search leaves held and broken
+    /// (`--capacity-resolution`); default the mode's.
+    pub capacity_resolution: Option<u64>,
     /// Passed to `localcloud serve --latency-profile` (target local).
     pub latency_profile: Option<PathBuf>,
     /// A price table replacing the built-in one (`--prices`).
@@ -646,6 +652,8 @@ mod tests {
             doors: Vec::new(),
             sweep: false,
             capacity: false,
+            capacity_steps: None,
+            capacity_resolution: None,
             latency_profile: None,
             prices: None,
             price_date: None,

@@ -98,6 +98,15 @@ struct RunArgs {
     /// Skip the Conduit capacity search.
     #[arg(long)]
     no_capacity: bool,
+    /// The capacity search's first steps, ascending, e.g. `800,1600` to bisect
+    /// a known range again; default the mode's doubling steps (full: 100, 200,
+    /// 400, 800, 1600, 3200).
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..))]
+    capacity_steps: Vec<u64>,
+    /// Bisect until the most users held and the fewest that broke are at most
+    /// this many users apart (default: full 100, quick 50).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    capacity_resolution: Option<u64>,
     /// A price table replacing the built-in loadtest/prices/aws-prices.csv.
     #[arg(long)]
     prices: Option<PathBuf>,
@@ -186,6 +195,9 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         doors,
         sweep: !args.no_sweep,
         capacity: !args.no_capacity,
+        capacity_steps: bench::plan::given_capacity_steps(args.capacity_steps)
+            .map_err(anyhow::Error::msg)?,
+        capacity_resolution: args.capacity_resolution,
         latency_profile: args.latency_profile,
         prices: args.prices,
         price_date: args.price_date,

@@ -186,14 +186,26 @@ pub fn capacity_steps(mode: Mode) -> Vec<u64> {
     }
 }
 
-/// How many steps the capacity search adds, each halfway between the most
-/// users held and the fewest that broke, once the doubling steps have found
-/// a break: two narrow full mode's 800-1600 down to a 200-user interval.
-pub fn capacity_refinements(mode: Mode) -> usize {
+/// `--capacity-steps`: none given means the mode's default; given, they must
+/// rise, or the search's "most users held" would not mean what it says.
+pub fn given_capacity_steps(steps: Vec<u64>) -> Result<Option<Vec<u64>>, String> {
+    if steps.windows(2).any(|pair| pair[0] >= pair[1]) {
+        return Err(format!(
+            "--capacity-steps must be in ascending order, e.g. 800,1600 (got {steps:?})"
+        ));
+    }
+    Ok((!steps.is_empty()).then_some(steps))
+}
+
+/// How close the capacity search brings the most users held and the fewest
+/// that broke, with halfway steps once the first steps have found a break:
+/// full mode narrows 800-1600 to 100 users in three steps (1200, 1000 or 1400,
+/// then one more).
+pub fn capacity_resolution(mode: Mode) -> u64 {
     match mode {
-        Mode::Smoke => 0,
-        Mode::Quick => 1,
-        Mode::Full => 2,
+        Mode::Smoke => 5,
+        Mode::Quick => 50,
+        Mode::Full => 100,
     }
 }
 
@@ -205,6 +217,18 @@ pub fn sweep_shape() -> LoadShape {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn capacity_steps_given_must_rise() {
+        assert_eq!(given_capacity_steps(vec![]), Ok(None));
+        assert_eq!(
+            given_capacity_steps(vec![800, 1600]),
+            Ok(Some(vec![800, 1600]))
+        );
+        let error = given_capacity_steps(vec![1600, 800]).unwrap_err();
+        assert!(error.contains("ascending"), "{error}");
+        assert!(given_capacity_steps(vec![800, 800]).is_err());
+    }
 
     #[test]
     fn baseline_is_the_original_ramp_in_goose_syntax() {

@@ -85,31 +85,32 @@ pub fn halfway(held: Option<u64>, broken: u64) -> Option<u64> {
     (low < middle && middle < broken).then_some(middle)
 }
 
-/// The order of a capacity search: the doubling steps until one breaks, then
-/// a few halfway steps between the most users held and the fewest that broke.
+/// The order of a capacity search: the first steps (doubling by default) until
+/// one breaks, then halfway steps between the most users held and the fewest
+/// that broke, until they are at most `resolution` users apart.
 pub struct CapacitySearch {
-    doubling: std::vec::IntoIter<u64>,
-    refinements: usize,
+    first_steps: std::vec::IntoIter<u64>,
+    resolution: u64,
 }
 
 impl CapacitySearch {
-    pub fn new(doubling: Vec<u64>, refinements: usize) -> Self {
+    pub fn new(first_steps: Vec<u64>, resolution: u64) -> Self {
         Self {
-            doubling: doubling.into_iter(),
-            refinements,
+            first_steps: first_steps.into_iter(),
+            resolution,
         }
     }
 
     /// The users of the next step after `steps`, or `None` when the search is over.
     pub fn next_users(&mut self, steps: &[CapacityStep]) -> Option<u64> {
         let Some(broken) = users_broken(steps) else {
-            return self.doubling.next();
+            return self.first_steps.next();
         };
-        if self.refinements == 0 {
+        let held = users_held(steps);
+        if broken - held.unwrap_or(0) <= self.resolution {
             return None;
         }
-        self.refinements -= 1;
-        halfway(users_held(steps), broken)
+        halfway(held, broken)
     }
 }
 
@@ -208,8 +209,8 @@ mod tests {
     }
 
     /// Runs a search against a system that holds up to `limit` users.
-    fn search(doubling: Vec<u64>, refinements: usize, limit: u64) -> Vec<u64> {
-        let mut search = CapacitySearch::new(doubling, refinements);
+    fn search(first_steps: Vec<u64>, resolution: u64, limit: u64) -> Vec<u64> {
+        let mut search = CapacitySearch::new(first_steps, resolution);
         let mut steps = Vec::new();
         while let Some(users) = search.next_users(&steps) {
             steps.push(step(users, users <= limit));
@@ -218,22 +219,42 @@ mod tests {
     }
 
     #[test]
-    fn the_search_doubles_until_a_break_then_bisects() {
+    fn the_search_doubles_until_a_break_then_bisects_to_the_resolution() {
         let full = vec![100, 200, 400, 800, 1600, 3200];
+        // 800-1600 narrowed to 100 users: 1200, then 1400 or 1000, then one more
         assert_eq!(
-            search(full.clone(), 2, 1300),
-            [100, 200, 400, 800, 1600, 1200, 1400]
+            search(full.clone(), 100, 1300),
+            [100, 200, 400, 800, 1600, 1200, 1400, 1300]
         );
         assert_eq!(
-            search(full.clone(), 2, 900),
+            search(full.clone(), 100, 900),
+            [100, 200, 400, 800, 1600, 1200, 1000, 900]
+        );
+        // a coarser resolution stops earlier
+        assert_eq!(
+            search(full.clone(), 200, 900),
             [100, 200, 400, 800, 1600, 1200, 1000]
         );
         // everything held: no break to refine
-        assert_eq!(search(full.clone(), 2, 5000), full);
-        // the first step broke: halfway down to zero
-        assert_eq!(search(vec![50, 100, 200], 1, 10), [50, 25]);
-        // no refinements (smoke)
-        assert_eq!(search(vec![5], 0, 1), [5]);
+        assert_eq!(search(full.clone(), 100, 5000), full);
+        // the first step broke: halfway down to zero, unless already within the resolution
+        assert_eq!(search(vec![50, 100, 200], 20, 10), [50, 25, 12]);
+        assert_eq!(search(vec![50, 100, 200], 50, 10), [50]);
+        // a break already within the resolution: nothing to refine
+        assert_eq!(search(vec![5], 5, 1), [5]);
+    }
+
+    #[test]
+    fn a_search_can_start_from_a_known_range() {
+        // GIVEN a previous run's range (held 800, broke 1600) as the first steps
+        // WHEN the system holds 1000
+        // THEN the search spends no step below 800 and ends 100 users apart
+        assert_eq!(
+            search(vec![800, 1600], 100, 1000),
+            [800, 1600, 1200, 1000, 1100]
+        );
+        // and if 800 itself breaks now, it bisects below it
+        assert_eq!(search(vec![800, 1600], 100, 300), [800, 400, 200, 300]);
     }
 
     #[test]

@@ -83,13 +83,13 @@ pub(super) async fn conduit(ctx: &Bench, variant: &Variant) -> ConduitRuns {
         capacity: None,
         not_run: Vec::new(),
     };
-    let steps_users = plan::capacity_steps(ctx.opts.mode);
-    let spec = plan::conduit_scenario(steps_users[0]);
+    let mixed_users = plan::capacity_steps(ctx.opts.mode)[0];
+    let spec = plan::conduit_scenario(mixed_users);
     let shape = plan::conduit_shape(&spec, ctx.opts.mode);
     if wants(&ctx.opts.scenarios, "conduit-mixed") {
         let defaults = BTreeMap::new();
         let run = run_one(ctx, RecordKind::Scenario, &spec, &shape, variant, &defaults).await;
-        let setting = format!("{} users", steps_users[0]);
+        let setting = format!("{mixed_users} users");
         match record_or_skip(&spec.name, variant, &setting, run) {
             Ok(record) => runs.records.push(record),
             Err(skipped) => runs.not_run.push(skipped),
@@ -100,7 +100,16 @@ pub(super) async fn conduit(ctx: &Bench, variant: &Variant) -> ConduitRuns {
     }
     let step_seconds = if ctx.opts.mode == Mode::Full { 300 } else { 20 };
     let mut steps = Vec::new();
-    let mut search = CapacitySearch::new(steps_users, plan::capacity_refinements(ctx.opts.mode));
+    let first_steps = ctx
+        .opts
+        .capacity_steps
+        .clone()
+        .unwrap_or_else(|| plan::capacity_steps(ctx.opts.mode));
+    let resolution = ctx
+        .opts
+        .capacity_resolution
+        .unwrap_or_else(|| plan::capacity_resolution(ctx.opts.mode));
+    let mut search = CapacitySearch::new(first_steps, resolution);
     while let Some(users) = search.next_users(&steps) {
         let spec = ScenarioSpec {
             name: "conduit-capacity".into(),
