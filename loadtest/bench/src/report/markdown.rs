@@ -320,19 +320,16 @@ mod tests {
             md.contains("| fn CPU ms/req | fn CPU ms/req excl. Argon2id |"),
             "{md}"
         );
-        let monolith = md
-            .lines()
-            .find(|l| {
-                l.starts_with("| conduit-mixed / conduit-monolith |") && l.ends_with(" cores |")
-            })
-            .unwrap();
+        // (a run's row in the scenario table ends with its load generator)
+        let run_row = |run: &str| {
+            let row = md
+                .lines()
+                .find(|l| l.starts_with(run) && l.ends_with(" cores |"));
+            row.unwrap_or_else(|| panic!("no row {run}: {md}"))
+        };
+        let monolith = run_row("| conduit-mixed / conduit-monolith |");
         assert!(monolith.contains("| 0.80 | 0.50 |"), "{monolith}");
-        let first = md
-            .lines()
-            .find(|l| {
-                l.starts_with("| orders-baseline / orders-direct |") && l.ends_with(" cores |")
-            })
-            .unwrap();
+        let first = run_row("| orders-baseline / orders-direct |");
         assert!(first.contains(" | - | "), "{first}");
     }
 
