@@ -1,5 +1,6 @@
 //! CPU time and peak memory of a process, read from `/proc` (Linux): function
-//! processes for Lambda metering, servers for the benchmarks.
+//! processes for Lambda metering (as a whole and by named thread), servers for
+//! the benchmarks.
 
 /// `/proc/<pid>/stat` counts in USER_HZ, which Linux fixes at 100 for userspace.
 const TICKS_PER_SECOND: f64 = 100.0;
@@ -7,7 +8,73 @@ const TICKS_PER_SECOND: f64 = 100.0;
 /// User plus system CPU time of `pid` in milliseconds; `None` once it is gone.
 pub fn cpu_ms(pid: u32) -> Option<f64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    parse_cpu_ticks(&stat).map(|ticks| ticks as f64 * 1000.0 / TICKS_PER_SECOND)
+    parse_stat(&stat).map(|(_, ticks)| ticks_to_ms(ticks))
+}
+
+/// One reading of a process: its whole CPU time (every thread, ended ones
+/// included: the kernel keeps their time in the process's) and that of each
+/// of its named threads alive at the moment.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CpuReading {
+    pub total_ms: f64,
+    /// Named threads other than the main one (see [`named_thread`]).
+    pub threads: Vec<ThreadCpu>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThreadCpu {
+    pub tid: u32,
+    /// Its `comm`: the name it gave itself, cut to 15 bytes by the kernel.
+    pub name: String,
+    /// User plus system CPU time of this thread alone.
+    pub cpu_ms: f64,
+}
+
+/// The CPU time of `pid` and of its named threads; `None` once it is gone.
+/// One read per thread: a thread's `task/<tid>/stat` holds its `comm` (field
+/// 2) beside its times, so `task/<tid>/comm` need not be opened too.
+pub fn read_cpu(pid: u32) -> Option<CpuReading> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (main_name, ticks) = parse_stat(&stat)?;
+    let mut threads = Vec::new();
+    // Unreadable entries are threads that ended since the listing.
+    if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for task in tasks.flatten() {
+            let tid = task.file_name().to_str().and_then(|t| t.parse().ok());
+            let Some(tid) = tid.filter(|&tid| tid != pid) else {
+                continue;
+            };
+            if let Ok(text) = std::fs::read_to_string(task.path().join("stat")) {
+                threads.extend(named_thread(tid, &text, main_name));
+            }
+        }
+    }
+    Some(CpuReading {
+        total_ms: ticks_to_ms(ticks),
+        threads,
+    })
+}
+
+/// CPU time of the calling thread alone, from `/proc/thread-self/stat`.
+pub fn own_thread_cpu_ms() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    parse_stat(&stat).map(|(_, ticks)| ticks_to_ms(ticks))
+}
+
+/// A thread's figures from its `stat` text, if it is named: a thread that
+/// never set a name keeps the one of the thread that created it, so a thread
+/// still called like the main thread is counted with the process only.
+pub fn named_thread(tid: u32, stat: &str, main_name: &str) -> Option<ThreadCpu> {
+    let (name, ticks) = parse_stat(stat)?;
+    (name != main_name).then(|| ThreadCpu {
+        tid,
+        name: name.to_string(),
+        cpu_ms: ticks_to_ms(ticks),
+    })
+}
+
+fn ticks_to_ms(ticks: u64) -> f64 {
+    ticks as f64 * 1000.0 / TICKS_PER_SECOND
 }
 
 /// Peak resident memory (`VmHWM`) of `pid` in kB.
@@ -44,14 +111,16 @@ impl PeakRssReader {
     }
 }
 
-/// utime + stime, fields 14 and 15; the command name (field 2) may hold spaces
-/// and parentheses, so fields are counted from the last `)`.
-fn parse_cpu_ticks(stat: &str) -> Option<u64> {
-    let after_name = &stat[stat.rfind(')')? + 1..];
+/// The command name (field 2) and utime + stime (fields 14 and 15). The name
+/// may hold spaces and parentheses, so it ends at the last `)` and the other
+/// fields are counted from there.
+fn parse_stat(stat: &str) -> Option<(&str, u64)> {
+    let (head, after_name) = stat.rsplit_once(')')?;
+    let name = head.split_once('(')?.1;
     let fields: Vec<&str> = after_name.split_whitespace().collect();
     let utime: u64 = fields.get(11)?.parse().ok()?;
     let stime: u64 = fields.get(12)?.parse().ok()?;
-    Some(utime + stime)
+    Some((name, utime + stime))
 }
 
 fn parse_vm_hwm(status: &str) -> Option<u64> {
@@ -66,7 +135,61 @@ mod tests {
     #[test]
     fn cpu_ticks_are_counted_after_the_command_name() {
         let stat = "4242 (my (odd) fn) S 1 4242 4242 0 -1 4194560 300 0 0 0 17 5 0 0 20 0 1 0 123 1000 200";
-        assert_eq!(parse_cpu_ticks(stat), Some(22));
+        assert_eq!(parse_stat(stat), Some(("my (odd) fn", 22)));
+        assert_eq!(parse_stat("4242 (fn) S 1 2 3"), None);
+        assert_eq!(parse_stat("4242 fn) S"), None);
+    }
+
+    #[test]
+    fn a_named_thread_is_read_from_its_stat_and_an_unnamed_one_is_not() {
+        // GIVEN the stat texts of a thread named "argon2" and of one that kept
+        // the main thread's name
+        let argon2 =
+            "4250 (argon2) S 1 4242 4242 0 -1 4194624 10 0 0 0 150 3 0 0 20 0 3 0 130 1000 200";
+        let unnamed =
+            "4251 (conduit fn) S 1 4242 4242 0 -1 4194624 10 0 0 0 40 2 0 0 20 0 3 0 131 1000 200";
+        // WHEN read as threads of a process whose main thread is "conduit fn"
+        // THEN the named one has its own CPU time (153 ticks of 10 ms)
+        assert_eq!(
+            named_thread(4250, argon2, "conduit fn"),
+            Some(ThreadCpu {
+                tid: 4250,
+                name: "argon2".into(),
+                cpu_ms: 1530.0
+            })
+        );
+        // AND the unnamed one is left to the process total
+        assert_eq!(named_thread(4251, unnamed, "conduit fn"), None);
+        assert_eq!(named_thread(4252, "truncated (x", "conduit fn"), None);
+    }
+
+    #[test]
+    fn own_threads_are_read_by_name_without_the_main_one() {
+        // GIVEN a thread of this process named "procstat-test" that stays alive
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let (ready, started) = std::sync::mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("procstat-test".into())
+            .spawn(move || {
+                ready.send(own_thread_cpu_ms()).unwrap();
+                let _ = stopped.recv();
+            })
+            .unwrap();
+        let own = started.recv().unwrap();
+        // WHEN the process is read
+        let reading = read_cpu(std::process::id()).unwrap();
+        stop.send(()).unwrap();
+        thread.join().unwrap();
+        // THEN that thread is listed once, by name, and the main thread is not
+        let named: Vec<&ThreadCpu> = reading
+            .threads
+            .iter()
+            .filter(|t| t.name == "procstat-test")
+            .collect();
+        assert_eq!(named.len(), 1, "{reading:?}");
+        assert!(named[0].cpu_ms >= own.unwrap());
+        assert!(reading.threads.iter().all(|t| t.tid != std::process::id()));
+        assert!(reading.total_ms >= named[0].cpu_ms);
     }
 
     #[test]

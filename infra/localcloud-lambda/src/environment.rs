@@ -207,8 +207,9 @@ impl Environment {
         !matches!(self.child.try_wait(), Ok(None))
     }
 
-    pub fn cpu_ms(&self) -> Option<f64> {
-        procstat::cpu_ms(self.pid)
+    /// The process's CPU time, whole and by named thread.
+    pub fn read_cpu(&self) -> Option<procstat::CpuReading> {
+        procstat::read_cpu(self.pid)
     }
 
     /// Peak memory of the process so far, read from `/proc`; the last reading

@@ -1,12 +1,12 @@
 //! One deployed function: its configuration, its warm environments and the
 //! CPU time its processes have used.
 
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
 use crate::config::FunctionConfig;
+use crate::cpu::{CpuAccount, CpuTotals};
 use crate::environment::Environment;
 use crate::faults::Faults;
 use crate::logs::FunctionLog;
@@ -71,14 +71,15 @@ impl Function {
     }
 
     pub fn started(&self, pid: u32) {
-        self.cpu.lock().live.insert(pid, 0.0);
+        self.cpu.lock().started(pid);
     }
 
-    /// Records the latest CPU reading of a live process, at most every
-    /// [`CPU_SAMPLE_PERIOD`]: reading `/proc` after every invocation would cost
-    /// more than a fast invocation. Live processes are read again when the
-    /// totals are asked for and when they are retired, so only a process that
-    /// dies on its own can lose up to one period of CPU time.
+    /// Records the latest CPU reading of a live process (whole and by named
+    /// thread), at most every [`CPU_SAMPLE_PERIOD`]: reading `/proc` after
+    /// every invocation would cost more than a fast invocation. Live processes
+    /// are read again when the totals are asked for and when they are retired,
+    /// so only a process that dies on its own can lose up to one period of CPU
+    /// time (and a thread that ends, what it used since the last reading).
     pub fn sample_cpu(&self, env: &mut Environment) {
         if env
             .last_cpu_sample
@@ -87,48 +88,29 @@ impl Function {
             return;
         }
         env.last_cpu_sample = Some(Instant::now());
-        if let Some(ms) = env.cpu_ms() {
-            self.cpu.lock().live.insert(env.pid, ms);
+        if let Some(reading) = env.read_cpu() {
+            self.cpu.lock().record(env.pid, &reading);
         }
     }
 
     /// Moves a process's last reading to the exited total; call before it is reaped.
     pub fn retire(&self, env: &Environment) {
-        let latest = env.cpu_ms();
-        let mut cpu = self.cpu.lock();
-        if let Some(last) = cpu.live.remove(&env.pid) {
-            cpu.exited_ms += latest.unwrap_or(last).max(last);
-        }
+        let latest = env.read_cpu();
+        self.cpu.lock().retire(env.pid, latest.as_ref());
     }
 
     /// CPU milliseconds since start or the last reset, live processes included.
-    pub fn cpu_ms(&self) -> f64 {
-        let mut cpu = self.cpu.lock();
-        let mut live_total = 0.0;
-        for (pid, last) in cpu.live.iter_mut() {
-            if let Some(now) = procstat::cpu_ms(*pid) {
-                *last = last.max(now);
-            }
-            live_total += *last;
-        }
-        cpu.exited_ms + live_total - cpu.baseline_ms
+    pub fn cpu(&self) -> CpuTotals {
+        self.cpu.lock().totals(procstat::read_cpu)
     }
 
     pub fn reset_cpu(&self) {
-        let total = self.cpu_ms();
-        self.cpu.lock().baseline_ms += total;
+        let mut cpu = self.cpu.lock();
+        let totals = cpu.totals(procstat::read_cpu);
+        cpu.reset(&totals);
     }
 
     pub fn process_ids(&self) -> Vec<u32> {
-        self.cpu.lock().live.keys().copied().collect()
+        self.cpu.lock().process_ids()
     }
-}
-
-/// CPU time per process, in milliseconds: the last reading of each live
-/// process, the final readings of exited ones, and the total at the last reset.
-#[derive(Default)]
-struct CpuAccount {
-    live: HashMap<u32, f64>,
-    exited_ms: f64,
-    baseline_ms: f64,
 }

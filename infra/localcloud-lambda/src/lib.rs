@@ -30,13 +30,15 @@
 //! Layout: `service` (lifecycle, metrics, the Invoke operation), `invocation`
 //! (one attempt in one environment), `environment` (a process and its
 //! `runtime_api`), `concurrency`, `async_invoke` (Event retries), `api`
-//! (REST-JSON routes), `metering`, `failures` (Lambda's own error documents), `faults`
+//! (REST-JSON routes), `metering`, `cpu` (CPU time of the function processes,
+//! by named thread), `failures` (Lambda's own error documents), `faults`
 //! (environments killed on purpose).
 
 mod api;
 mod async_invoke;
 mod concurrency;
 pub mod config;
+mod cpu;
 mod environment;
 mod failures;
 mod faults;

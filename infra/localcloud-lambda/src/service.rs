@@ -103,12 +103,14 @@ impl LambdaService {
             .map(|(name, function)| {
                 let usage = inner.concurrency.function(name);
                 let (log_events, log_bytes) = function.log.ingested();
+                let cpu = function.cpu();
                 let metrics = FunctionMetrics {
                     log_events,
                     log_bytes,
                     memory_mb: function.config.memory_mb,
                     architecture: function.config.architecture,
-                    cpu_ms: function.cpu_ms(),
+                    cpu_ms: cpu.ms,
+                    thread_cpu_ms: cpu.threads,
                     concurrent_executions: usage.now,
                     peak_concurrent_executions: usage.peak,
                     environments: function.process_ids().len(),

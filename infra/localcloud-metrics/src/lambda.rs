@@ -65,6 +65,13 @@ pub struct FunctionMetrics {
     pub log_bytes: u64,
     /// User + system CPU time of the function's processes, live and exited.
     pub cpu_ms: f64,
+    /// The part of `cpu_ms` spent on named threads, by thread name (Linux's
+    /// `comm`, at most 15 bytes), threads of one name summed: e.g. `argon2`,
+    /// the Conduit functions' password hashing thread. The main thread and
+    /// threads that kept its name are in `cpu_ms` only. A thread that ends
+    /// between two readings (taken after invocations and when an environment
+    /// is retired) loses what it used since the last one.
+    pub thread_cpu_ms: BTreeMap<String, f64>,
     pub concurrent_executions: u32,
     pub peak_concurrent_executions: u32,
     /// Execution environments alive now (busy or warm).

@@ -24,7 +24,8 @@ pub use sqs::{QueueMetrics, SqsMetrics};
 
 /// Version of the document's shape; readers refuse any other.
 /// 3: every API says its `kind` (HTTP API, REST API, function URL).
-pub const VERSION: u32 = 3;
+/// 4: every function says its named threads' CPU (`thread_cpu_ms`).
+pub const VERSION: u32 = 4;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -97,6 +98,34 @@ mod tests {
     fn an_empty_document_round_trips() {
         let doc = MetricsDocument::new();
         assert_eq!(MetricsDocument::from_json(&doc.to_json()).unwrap(), doc);
+    }
+
+    #[test]
+    fn a_functions_thread_cpu_round_trips_and_is_required() {
+        // GIVEN a function whose argon2 thread used part of its CPU
+        let mut doc = MetricsDocument::new();
+        let function = FunctionMetrics {
+            cpu_ms: 120.0,
+            thread_cpu_ms: [
+                ("argon2".to_string(), 80.0),
+                ("tokio-runtime-w".to_string(), 30.0),
+            ]
+            .into(),
+            ..FunctionMetrics::default()
+        };
+        doc.lambda.functions.insert("monolith".into(), function);
+        // WHEN serialised, THEN the threads are by name and read back
+        let mut value = serde_json::to_value(&doc).unwrap();
+        let threads = &value["lambda"]["functions"]["monolith"]["thread_cpu_ms"];
+        assert_eq!(threads["argon2"], 80.0);
+        assert_eq!(MetricsDocument::from_value(value.clone()).unwrap(), doc);
+        // AND a function without the field (an older document) is refused
+        value["lambda"]["functions"]["monolith"]
+            .as_object_mut()
+            .unwrap()
+            .remove("thread_cpu_ms");
+        let err = MetricsDocument::from_value(value).unwrap_err();
+        assert!(err.to_string().contains("thread_cpu_ms"), "{err}");
     }
 
     #[test]

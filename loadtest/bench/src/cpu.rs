@@ -32,11 +32,22 @@ pub fn own_cpu_seconds() -> f64 {
 pub struct CpuAccount {
     /// Function processes (all the variant's functions).
     pub functions_ms: f64,
+    /// The part of `functions_ms` spent hashing and verifying passwords
+    /// (Argon2id, on the functions' `argon2` threads): a login costs as much
+    /// as dozens of reads, so a short run's figure depends on its logins.
+    /// `None` where not metered (remote targets, files before schema 3).
+    #[serde(default)]
+    pub argon2_ms: Option<f64>,
     /// The local cloud's process (API Gateway, Lambda service, SQS, DynamoDB).
     pub localcloud_ms: f64,
     /// The load generator (Goose) in the bench process.
     pub load_generator_ms: f64,
     pub functions_ms_per_request: Option<f64>,
+    #[serde(default)]
+    pub argon2_ms_per_request: Option<f64>,
+    /// `functions_ms_per_request` without Argon2id's part.
+    #[serde(default)]
+    pub functions_ms_per_request_excluding_argon2: Option<f64>,
     pub localcloud_ms_per_request: Option<f64>,
     /// Load generator CPU / wall time: near 1.0 (or the core count) it was
     /// saturated and the figures measure it, not the system under test.
@@ -50,6 +61,7 @@ pub const SATURATION_CORES: f64 = 0.9;
 impl CpuAccount {
     pub fn new(
         functions_ms: f64,
+        argon2_ms: Option<f64>,
         localcloud_ms: f64,
         load_generator_ms: f64,
         wall_s: f64,
@@ -63,9 +75,13 @@ impl CpuAccount {
         };
         Self {
             functions_ms,
+            argon2_ms,
             localcloud_ms,
             load_generator_ms,
             functions_ms_per_request: per_request(functions_ms),
+            argon2_ms_per_request: argon2_ms.and_then(per_request),
+            functions_ms_per_request_excluding_argon2: argon2_ms
+                .and_then(|argon2| per_request(functions_ms - argon2)),
             localcloud_ms_per_request: per_request(localcloud_ms),
             load_generator_cores: cores,
             load_generator_saturated: cores >= SATURATION_CORES,
@@ -107,7 +123,7 @@ mod tests {
     #[test]
     fn cpu_is_divided_per_successful_request_and_saturation_flagged() {
         // GIVEN 2 s of function CPU, 1 s of local cloud, 9.5 s of Goose over 10 s
-        let account = CpuAccount::new(2000.0, 1000.0, 9500.0, 10.0, 1000);
+        let account = CpuAccount::new(2000.0, None, 1000.0, 9500.0, 10.0, 1000);
         // THEN per-request figures and the saturation flag follow
         assert_eq!(account.functions_ms_per_request, Some(2.0));
         assert_eq!(account.localcloud_ms_per_request, Some(1.0));
@@ -115,8 +131,22 @@ mod tests {
         assert!(account.load_generator_saturated);
         // AND no request gives no per-request figure rather than infinity
         assert_eq!(
-            CpuAccount::new(5.0, 5.0, 1.0, 1.0, 0).functions_ms_per_request,
+            CpuAccount::new(5.0, None, 5.0, 1.0, 1.0, 0).functions_ms_per_request,
             None
         );
+    }
+
+    #[test]
+    fn argon2_is_divided_apart_and_the_rest_per_request_beside_it() {
+        // GIVEN 2 s of function CPU of which 1.5 s on Argon2id, over 1000 requests
+        let account = CpuAccount::new(2000.0, Some(1500.0), 0.0, 0.0, 10.0, 1000);
+        // THEN the split is per request, the whole figure unchanged
+        assert_eq!(account.functions_ms_per_request, Some(2.0));
+        assert_eq!(account.argon2_ms_per_request, Some(1.5));
+        assert_eq!(account.functions_ms_per_request_excluding_argon2, Some(0.5));
+        // AND an unmetered split stays unknown rather than zero
+        let unknown = CpuAccount::new(2000.0, None, 0.0, 0.0, 10.0, 1000);
+        assert_eq!(unknown.argon2_ms_per_request, None);
+        assert_eq!(unknown.functions_ms_per_request_excluding_argon2, None);
     }
 }

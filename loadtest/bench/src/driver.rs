@@ -491,6 +491,7 @@ async fn run_one(
         .transpose()?;
     let mut cpu = CpuAccount::new(
         metering.as_ref().map_or(0.0, |m| m.functions_cpu_ms()),
+        metering.as_ref().map(|m| m.argon2_cpu_ms()),
         metering.as_ref().map_or(0.0, |m| m.localcloud_cpu_ms),
         load.load_generator_cpu_ms,
         load.wall_s,

@@ -118,6 +118,9 @@ pub struct FunctionFigures {
     pub errors: f64,
     pub timeouts: f64,
     pub cpu_ms: f64,
+    /// The part of `cpu_ms` spent on named threads, by name (the metrics
+    /// contract's `thread_cpu_ms`): `argon2` is password hashing.
+    pub thread_cpu_ms: BTreeMap<String, f64>,
     pub peak_concurrent_executions: f64,
     /// Bytes CloudWatch Logs would ingest.
     pub log_bytes: f64,
@@ -156,6 +159,15 @@ pub struct RunMetering {
 impl RunMetering {
     pub fn functions_cpu_ms(&self) -> f64 {
         self.functions.values().map(|f| f.cpu_ms).sum()
+    }
+
+    /// The functions' CPU spent hashing and verifying passwords: their
+    /// Argon2id threads' (see `conduit::passwords`).
+    pub fn argon2_cpu_ms(&self) -> f64 {
+        self.functions
+            .values()
+            .filter_map(|f| f.thread_cpu_ms.get(conduit::passwords::THREAD_NAME))
+            .sum()
     }
 
     pub fn throttles(&self) -> f64 {
@@ -209,6 +221,7 @@ pub fn figures(restricted: &Value) -> Result<RunMetering, MeteringError> {
                 errors: f.errors as f64,
                 timeouts: f.timeouts as f64,
                 cpu_ms: f.cpu_ms,
+                thread_cpu_ms: f.thread_cpu_ms.clone(),
                 peak_concurrent_executions: f64::from(f.peak_concurrent_executions),
                 log_bytes: f.log_bytes as f64,
             };

@@ -107,3 +107,80 @@ fn queue_variant_gets_its_queues_and_a_priced_usage() {
     );
     assert_eq!(usage.lambda.len(), 2);
 }
+
+/// A function's name, its CPU ms and its named threads' CPU ms.
+type FunctionCpu<'a> = (&'a str, f64, &'a [(&'a str, f64)]);
+
+/// A metrics document with these functions' total and named threads' CPU.
+fn with_cpu(functions: &[FunctionCpu]) -> Value {
+    let mut doc = MetricsDocument::new();
+    for &(name, cpu_ms, threads) in functions {
+        let function = localcloud_metrics::FunctionMetrics {
+            memory_mb: 128,
+            cpu_ms,
+            thread_cpu_ms: threads.iter().map(|&(t, ms)| (t.to_string(), ms)).collect(),
+            ..Default::default()
+        };
+        doc.lambda.functions.insert(name.into(), function);
+    }
+    serde_json::to_value(doc).unwrap()
+}
+
+#[test]
+fn argon2_cpu_is_the_variants_argon2_threads_over_the_run() {
+    use crate::variants::CONDUIT_MICRO_QUEUE;
+    // GIVEN two readings: the users service hashed passwords, the articles
+    // service has no such thread, a new environment's function appeared in
+    // between, and another variant's function hashed too
+    let before = with_cpu(&[
+        (
+            "s-ConduitMicroQueueUsersFunction",
+            300.0,
+            &[("argon2", 100.0), ("tokio-runtime-w", 5.0)],
+        ),
+        (
+            "s-ConduitMicroQueueArticlesFunction",
+            50.0,
+            &[("tokio-runtime-w", 10.0)],
+        ),
+        ("s-ConduitMonolithFunction", 900.0, &[("argon2", 800.0)]),
+    ]);
+    let after = with_cpu(&[
+        (
+            "s-ConduitMicroQueueUsersFunction",
+            420.0,
+            &[("argon2", 160.0), ("tokio-runtime-w", 8.0)],
+        ),
+        (
+            "s-ConduitMicroQueueArticlesFunction",
+            90.0,
+            &[("tokio-runtime-w", 30.0)],
+        ),
+        (
+            "s-ConduitMicroQueueProfilesFunction",
+            70.0,
+            &[("argon2", 40.0)],
+        ),
+        ("s-ConduitMonolithFunction", 1900.0, &[("argon2", 1700.0)]),
+    ]);
+    // WHEN the run's figures are taken for micro-queue
+    let d = delta(&before, &after).unwrap();
+    let m = figures(&restrict(&d, &CONDUIT_MICRO_QUEUE)).unwrap();
+    // THEN Argon2id's CPU is the run's growth of its own argon2 threads only
+    assert_eq!(m.functions_cpu_ms(), 120.0 + 40.0 + 70.0);
+    assert_eq!(m.argon2_cpu_ms(), 60.0 + 40.0);
+    let articles = &m.functions["s-ConduitMicroQueueArticlesFunction"];
+    assert_eq!(articles.thread_cpu_ms["tokio-runtime-w"], 20.0);
+    // AND per request, the rest is beside the whole
+    let cpu = crate::cpu::CpuAccount::new(
+        m.functions_cpu_ms(),
+        Some(m.argon2_cpu_ms()),
+        0.0,
+        0.0,
+        1.0,
+        10,
+    );
+    assert_eq!(cpu.functions_ms_per_request, Some(23.0));
+    assert_eq!(cpu.argon2_ms_per_request, Some(10.0));
+    assert_eq!(cpu.functions_ms_per_request_excluding_argon2, Some(13.0));
+}

@@ -15,7 +15,11 @@ use crate::sla::CapacityStep;
 
 /// 2: every record, capacity result and skipped run says its front door
 /// (`api`); a version 1 file reads as all HTTP APIs, which it was.
-pub const SCHEMA_VERSION: u32 = 2;
+/// 3: a record's CPU says Argon2id's part (`cpu.argon2_ms`, per request, and
+/// the functions' CPU per request without it) and each function its named
+/// threads' CPU (`metering.functions.*.thread_cpu_ms`); a version 2 file
+/// reads with the split unknown (`None`, no threads).
+pub const SCHEMA_VERSION: u32 = 3;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Results {

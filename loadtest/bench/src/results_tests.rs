@@ -142,3 +142,45 @@ fn runs_whose_ledger_does_not_balance_are_named() {
     );
     assert!(unaccounted[0].ends_with("lost 1"), "{unaccounted:?}");
 }
+
+#[test]
+fn a_version_2_file_reads_with_the_argon2_split_unknown() {
+    // GIVEN results written before the split: no Argon2id figures, no threads
+    let mut value: serde_json::Value =
+        serde_json::from_str(&testdata::results().to_json().unwrap()).unwrap();
+    value["schema_version"] = 2.into();
+    for record in value["records"].as_array_mut().unwrap() {
+        let cpu = record["cpu"].as_object_mut().unwrap();
+        for key in [
+            "argon2_ms",
+            "argon2_ms_per_request",
+            "functions_ms_per_request_excluding_argon2",
+        ] {
+            assert!(cpu.remove(key).is_some(), "{key} is written");
+        }
+        for function in record["metering"]["functions"]
+            .as_object_mut()
+            .unwrap()
+            .values_mut()
+        {
+            function.as_object_mut().unwrap().remove("thread_cpu_ms");
+        }
+    }
+    // WHEN read back
+    let results = Results::from_json(&value.to_string()).unwrap();
+    // THEN the split is unknown, not zero, and the whole figure is kept
+    let conduit = results
+        .records
+        .iter()
+        .find(|r| r.variant == "conduit-monolith")
+        .unwrap();
+    assert_eq!(conduit.cpu.argon2_ms, None);
+    assert_eq!(conduit.cpu.functions_ms_per_request_excluding_argon2, None);
+    assert!(conduit.cpu.functions_ms_per_request.is_some());
+    let metering = conduit.metering.as_ref().unwrap();
+    assert_eq!(metering.argon2_cpu_ms(), 0.0);
+    assert!(metering
+        .functions
+        .values()
+        .all(|f| f.thread_cpu_ms.is_empty()));
+}

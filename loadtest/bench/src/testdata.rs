@@ -42,6 +42,8 @@ struct PerRequest {
     read_units: f64,
     write_units: f64,
     response_bytes: f64,
+    /// Argon2id CPU ms per request of each function (Conduit's logins).
+    argon2_ms: Option<f64>,
 }
 
 fn per_request(variant: &str) -> PerRequest {
@@ -51,6 +53,7 @@ fn per_request(variant: &str) -> PerRequest {
         read_units: 0.5,
         write_units: 0.0,
         response_bytes: 650.0 + 150.0,
+        argon2_ms: None,
     };
     let conduit = |functions, queues| PerRequest {
         functions,
@@ -58,6 +61,7 @@ fn per_request(variant: &str) -> PerRequest {
         read_units: 7.5,
         write_units: 0.05,
         response_bytes: 20_000.0,
+        argon2_ms: Some(0.3),
     };
     match variant {
         "orders-direct" => orders(&[("api", 520.0), ("backend", 503.0)], &[]),
@@ -105,6 +109,12 @@ fn metering_and_usage(variant: &str, api: ApiKind, requests: u64) -> (RunMeterin
             billed_ms: n * ms,
             cold_starts: 3.0,
             cpu_ms: n * 0.8,
+            thread_cpu_ms: p
+                .argon2_ms
+                .iter()
+                .map(|ms| (conduit::passwords::THREAD_NAME.to_string(), n * ms))
+                .chain([("tokio-runtime-w".to_string(), n * 0.2)])
+                .collect(),
             log_bytes: n * LOG_BYTES_PER_INVOCATION,
             ..FunctionFigures::default()
         };
@@ -199,6 +209,7 @@ pub fn record_through(
         ledger: None,
         cpu: CpuAccount::new(
             metering.functions_cpu_ms(),
+            Some(metering.argon2_cpu_ms()),
             metering.localcloud_cpu_ms,
             2000.0,
             10.0,

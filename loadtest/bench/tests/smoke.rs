@@ -195,6 +195,16 @@ fn smoke_fault_run_accounts_for_every_request_and_every_service_queue_message_of
         ledger.describe()
     );
     assert_eq!(ledger.lost(), 0, "{}", ledger.describe());
+    // AND every virtual user's login shows as Argon2id's share of the
+    // functions' CPU (the users service's `argon2` thread), the rest beside it
+    let cpu = &record.cpu;
+    let argon2 = cpu.argon2_ms.expect("a local run meters the split");
+    assert!(argon2 > 0.0 && argon2 < cpu.functions_ms, "{cpu:?}");
+    let rest = cpu.functions_ms_per_request_excluding_argon2;
+    assert!(
+        rest.unwrap() < cpu.functions_ms_per_request.unwrap(),
+        "{cpu:?}"
+    );
     // AND the ledger is in both reports
     let summary = std::fs::read_to_string(out.path().join("summary.md")).unwrap();
     assert!(

@@ -90,6 +90,60 @@ async fn cpu_time_counts_live_and_exited_processes_until_reset() {
 }
 
 #[tokio::test]
+async fn a_named_threads_cpu_is_metered_by_name_and_survives_its_process() {
+    // GIVEN a function that burns CPU on a long-lived thread named "burner",
+    // and one that burns on its handler's thread
+    let mut burner = function("burner", "thread-burn");
+    burner.timeout = Duration::from_millis(2000);
+    let service = start(config(vec![burner, function("sleep", "sleep")]));
+
+    // WHEN the burner's thread burns 100 ms, and the other function too
+    let response = invoke(&service, "burner", json!({"cpu_ms": 100}))
+        .await
+        .unwrap();
+    let burned = json(&response.payload)["thread_cpu_ms"].as_f64().unwrap();
+    invoke(&service, "sleep", json!({"cpu_ms": 100, "ms": 0}))
+        .await
+        .unwrap();
+    let metrics = service.metrics();
+
+    // THEN the thread's CPU shows under its name, at least what it burned by
+    // its own count, and within the process's CPU
+    let burner = &metrics.functions["burner"];
+    let metered = burner.thread_cpu_ms["burner"];
+    assert!(burned >= 100.0, "burned {burned} ms");
+    assert!(metered >= burned, "metered {metered} ms, burned {burned}");
+    assert!(burner.cpu_ms >= metered, "{burner:?}");
+    // AND neither the main thread (named like the binary) nor a thread the
+    // other function does not have is listed
+    assert!(
+        !burner.thread_cpu_ms.contains_key("thread-burn"),
+        "{burner:?}"
+    );
+    let sleep = &metrics.functions["sleep"];
+    assert!(!sleep.thread_cpu_ms.contains_key("burner"), "{sleep:?}");
+
+    // WHEN the burner's process is killed by a timeout
+    invoke(&service, "burner", json!({"cpu_ms": 0, "ms": 5000}))
+        .await
+        .unwrap();
+    assert_eq!(service.metrics().functions["burner"].environments, 0);
+
+    // THEN its thread's CPU is kept
+    let after_exit = service.metrics().functions["burner"].thread_cpu_ms["burner"];
+    assert!(
+        after_exit >= metered,
+        "{after_exit} ms after exit, {metered} before"
+    );
+
+    // AND a reset starts it again from zero
+    service.reset_metrics();
+    let reset = service.metrics().functions["burner"].thread_cpu_ms.clone();
+    assert!(reset.values().all(|ms| ms.abs() < 1.0), "{reset:?}");
+    service.shutdown().await;
+}
+
+#[tokio::test]
 async fn totals_add_up_billed_time_and_gb_seconds() {
     // GIVEN a 1024 MB function
     let mut sleep = function("sleep", "sleep");

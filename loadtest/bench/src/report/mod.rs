@@ -15,6 +15,28 @@ pub fn ms(v: Option<f64>) -> String {
     v.map_or_else(|| "-".into(), |v| format!("{v:.0}"))
 }
 
+/// A CPU figure per request, to the hundredth of a millisecond, or a dash.
+pub fn per_request(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |v| format!("{v:.2}"))
+}
+
+/// The run tables' CPU headers: the functions' CPU per request, then the
+/// same without Argon2id's (password hashing, which depends on the logins).
+pub const CPU_HEADERS: [&str; 3] = [
+    "fn CPU ms/req",
+    "fn CPU ms/req excl. Argon2id",
+    "local cloud CPU ms/req",
+];
+
+/// The cells under [`CPU_HEADERS`].
+pub fn cpu_cells(r: &RunRecord) -> [String; 3] {
+    [
+        per_request(r.cpu.functions_ms_per_request),
+        per_request(r.cpu.functions_ms_per_request_excluding_argon2),
+        per_request(r.cpu.localcloud_ms_per_request),
+    ]
+}
+
 /// A variant and, when not an HTTP API, its front door.
 pub fn variant_label(variant: &str, api: crate::apis::ApiKind) -> String {
     format!("{variant}{}", crate::apis::title_note(api))

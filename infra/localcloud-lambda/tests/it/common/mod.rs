@@ -24,6 +24,7 @@ pub const FUNCTIONS: &[&str] = &[
     "slow-init",
     "fail",
     "print-lines",
+    "thread-burn",
 ];
 
 pub fn binary(name: &str) -> PathBuf {
