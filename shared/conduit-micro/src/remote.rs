@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use conduit::model::{
-    Article, ArticleChanges, ArticleFilter, ArticleId, ArticlePage, Comment, Page, Timestamp, User,
-    UserId,
+    Article, ArticleChanges, ArticleFilter, ArticleId, ArticlePage, Comment, Page, Profile,
+    Timestamp, User, UserId,
 };
 use conduit::store::{
     ArticleStore, CommentStore, FollowStore, NewArticle, StoreError, StoreResult, UserStore,
@@ -18,7 +18,7 @@ use conduit::store::{
 use serde::de::DeserializeOwned;
 use transport::{Transport, TransportError};
 
-use crate::wire::{ArticleRecord, InternalRequest, UserCard};
+use crate::wire::{ArticleRecord, InternalRequest};
 
 /// Why a remote store call failed (kept as the source of `StoreError::Backend`).
 #[derive(Debug, thiserror::Error)]
@@ -75,7 +75,20 @@ fn not_offered<R>(op: &'static str) -> StoreResult<R> {
     Err(StoreError::backend(RemoteError::NotOffered(op)))
 }
 
-/// The users service, seen from the others: cards only.
+/// A user as other services know it: the private fields stay empty, since only
+/// the users service reads them (login and account updates are its routes).
+fn public_user(profile: Profile) -> User {
+    User {
+        id: profile.id,
+        username: profile.username,
+        email: String::new(),
+        password_hash: String::new(),
+        bio: profile.bio,
+        image: profile.image,
+    }
+}
+
+/// The users service, seen from the others: profiles only.
 pub struct RemoteUsers<T>(pub Remote<T>);
 
 #[async_trait]
@@ -84,33 +97,31 @@ impl<T: Transport + 'static> UserStore for RemoteUsers<T> {
         not_offered("users.create")
     }
     async fn by_id(&self, id: &UserId) -> StoreResult<Option<User>> {
-        let card: Option<UserCard> = self
+        let profile: Option<Profile> = self
             .0
             .ask(InternalRequest::UserById { id: id.clone() })
             .await?;
-        Ok(card.map(User::from))
+        Ok(profile.map(public_user))
     }
     async fn by_username(&self, username: &str) -> StoreResult<Option<User>> {
-        let card: Option<UserCard> = self
+        let profile: Option<Profile> = self
             .0
             .ask(InternalRequest::UserByUsername {
                 username: username.to_owned(),
             })
             .await?;
-        Ok(card.map(User::from))
+        Ok(profile.map(public_user))
     }
     async fn by_email(&self, _: &str) -> StoreResult<Option<User>> {
         not_offered("users.byEmail")
     }
-    async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<User>> {
+    async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<Profile>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let cards: Vec<UserCard> = self
-            .0
+        self.0
             .ask(InternalRequest::UsersByIds { ids: ids.to_vec() })
-            .await?;
-        Ok(cards.into_iter().map(User::from).collect())
+            .await
     }
     async fn update(&self, _: &User, _: &User) -> StoreResult<()> {
         not_offered("users.update")

@@ -8,7 +8,7 @@ use aws_sdk_dynamodb::Client;
 
 use crate::auth::{AuthUser, Tokens};
 use crate::error::ApiError;
-use crate::model::{Article, User, UserId};
+use crate::model::{Article, BodyText, Profile, User, UserId};
 use crate::passwords::Passwords;
 use crate::store::dynamo::{
     DynamoArticles, DynamoComments, DynamoFollows, DynamoUsers, TableNames,
@@ -64,7 +64,7 @@ impl App {
     pub async fn profiles(
         &self,
         viewer: Option<&UserId>,
-        users: &[User],
+        users: &[Profile],
     ) -> Result<HashMap<UserId, ProfileView>, ApiError> {
         let followed = match viewer {
             Some(viewer) if !users.is_empty() => {
@@ -85,7 +85,7 @@ impl App {
         &self,
         viewer: Option<&UserId>,
         author_ids: &[UserId],
-        known: &[User],
+        known: &[Profile],
     ) -> Result<HashMap<UserId, ProfileView>, ApiError> {
         let mut missing: Vec<UserId> = author_ids
             .iter()
@@ -94,7 +94,7 @@ impl App {
             .collect();
         missing.sort();
         missing.dedup();
-        let mut users: Vec<User> = known
+        let mut users: Vec<Profile> = known
             .iter()
             .filter(|u| author_ids.contains(&u.id))
             .cloned()
@@ -105,14 +105,13 @@ impl App {
         self.profiles(viewer, &users).await
     }
 
-    /// Full article views; authors (beyond `known` users) and favorites fetched in
-    /// one batch each.
-    pub async fn article_views(
+    /// Article views (with the body if the articles carry one); authors (beyond
+    /// `known` users) and favorites fetched in one batch each.
+    pub async fn article_views<B: BodyText>(
         &self,
         viewer: Option<&UserId>,
-        articles: Vec<Article>,
-        with_body: bool,
-        known: &[User],
+        articles: Vec<Article<B>>,
+        known: &[Profile],
     ) -> Result<Vec<ArticleView>, ApiError> {
         let author_ids: Vec<UserId> = articles.iter().map(|a| a.author_id.clone()).collect();
         let ids: Vec<String> = articles.iter().map(|a| a.id.clone()).collect();
@@ -134,7 +133,7 @@ impl App {
                     ApiError::internal(format!("author of {} missing", article.id))
                 })?;
                 let fav = favorited.contains(&article.id);
-                Ok(ArticleView::new(article, with_body, fav, author))
+                Ok(ArticleView::new(article, fav, author))
             })
             .collect()
     }
@@ -144,7 +143,7 @@ impl App {
         viewer: Option<&UserId>,
         article: Article,
     ) -> Result<ArticleView, ApiError> {
-        let mut views = self.article_views(viewer, vec![article], true, &[]).await?;
+        let mut views = self.article_views(viewer, vec![article], &[]).await?;
         views
             .pop()
             .ok_or_else(|| ApiError::internal("article view missing"))

@@ -7,7 +7,8 @@ use crate::auth::{AuthUser, MaybeAuthUser};
 use crate::error::ApiError;
 use crate::input::{envelope, page, query, Fields};
 use crate::model::{
-    slug_base, Article, ArticleChanges, ArticleFilter, ArticlePage, Timestamp, User, UserId,
+    slug_base, Article, ArticleChanges, ArticleFilter, ArticlePage, Profile, Timestamp, User,
+    UserId,
 };
 use crate::resources::Reply;
 use crate::store::NewArticle;
@@ -34,10 +35,10 @@ async fn list_reply(
     app: &App,
     viewer: Option<&UserId>,
     page: ArticlePage,
-    known: &[User],
+    known: &[Profile],
 ) -> Result<Reply, ApiError> {
     let views = app
-        .article_views(viewer, page.articles, false, known)
+        .article_views(viewer, page.articles, known)
         .await?;
     Ok(Reply::ok(
         json!({ "articles": views, "articlesCount": page.total }),
@@ -67,7 +68,7 @@ pub async fn list(
     let id = |u: &Option<User>| u.as_ref().map(|u| u.id.clone());
     let filter = ArticleFilter::of(tag, id(&author), id(&fan));
     let found = app.articles.list(&filter, page).await?;
-    let known: Vec<User> = author.into_iter().chain(fan).collect();
+    let known: Vec<Profile> = author.iter().chain(&fan).map(User::profile).collect();
     list_reply(app, viewer.id(), found, &known).await
 }
 
@@ -197,7 +198,7 @@ pub async fn favorite(
         .cloned()
         .ok_or_else(|| ApiError::internal("author missing"))?;
     Ok(Reply::ok(
-        json!({ "article": ArticleView::new(article, true, on, author) }),
+        json!({ "article": ArticleView::new(article, on, author) }),
     ))
 }
 

@@ -51,7 +51,7 @@ pub async fn add(app: &App, caller: AuthUser, slug: &str, body: &[u8]) -> Result
         .await?;
     // Nobody follows themselves through this API's eyes: look it up all the same.
     let mut profiles = app
-        .profiles(Some(&caller.id), std::slice::from_ref(&caller))
+        .profiles(Some(&caller.id), &[caller.profile()])
         .await?;
     let author = profiles
         .remove(&caller.id)

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::model::{
     email_key, slug_base, slug_fits, Article, ArticleChanges, ArticleFilter, ArticleId,
-    ArticlePage, Comment, Page, Timestamp, User, UserId,
+    ArticlePage, Comment, NoBody, Page, Profile, Timestamp, User, UserId,
 };
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -65,9 +65,12 @@ impl UserStore for MemoryUsers {
             .cloned())
     }
 
-    async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<User>> {
+    async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<Profile>> {
         let users = lock(&self.users);
-        Ok(ids.iter().filter_map(|id| users.get(id).cloned()).collect())
+        Ok(ids
+            .iter()
+            .filter_map(|id| users.get(id).map(User::profile))
+            .collect())
     }
 
     async fn update(&self, _old: &User, new: &User) -> StoreResult<()> {
@@ -263,7 +266,7 @@ impl ArticleStore for MemoryArticles {
                 .into_iter()
                 .skip(page.offset)
                 .take(page.limit)
-                .cloned()
+                .map(|a| a.clone().with_body(NoBody))
                 .collect(),
         })
     }

@@ -7,8 +7,8 @@ use std::collections::HashSet;
 use async_trait::async_trait;
 
 use crate::model::{
-    Article, ArticleChanges, ArticleFilter, ArticleId, ArticlePage, Comment, Page, Timestamp, User,
-    UserId,
+    Article, ArticleChanges, ArticleFilter, ArticleId, ArticlePage, Comment, Page, Profile,
+    Timestamp, User, UserId,
 };
 
 pub mod dynamo;
@@ -41,8 +41,8 @@ pub trait UserStore: Send + Sync {
     async fn by_id(&self, id: &UserId) -> StoreResult<Option<User>>;
     async fn by_username(&self, username: &str) -> StoreResult<Option<User>>;
     async fn by_email(&self, email: &str) -> StoreResult<Option<User>>;
-    /// The users that exist among `ids`, in no particular order.
-    async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<User>>;
+    /// The profiles of the users that exist among `ids`, in no particular order.
+    async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<Profile>>;
     /// Replaces `old` by `new` (same id), moving the uniqueness claims if needed.
     async fn update(&self, old: &User, new: &User) -> StoreResult<()>;
 }

@@ -7,10 +7,13 @@ use std::collections::{HashMap, HashSet};
 use aws_sdk_dynamodb::Client;
 use futures::{stream, StreamExt, TryStreamExt};
 
-use super::super::items::{batch_get, get_n, get_s, key, n, query, s, Item, QuerySpec};
-use super::layout::{article_key, author_list, fav_list, favorite_key, from_item, tag_list};
-use crate::model::{Article, ArticleFilter, ArticlePage, Page, UserId};
-use crate::store::StoreResult;
+use super::super::items::{batch_get, get_n, get_s, key, n, query, s, take_s, QuerySpec};
+use super::layout::{
+    article_key, author_list, entry_article, fav_list, favorite_key, listed_from_item, tag_list,
+    LISTED,
+};
+use crate::model::{ArticleFilter, ArticlePage, ListedArticle, Page, UserId};
+use crate::store::{StoreError, StoreResult};
 
 /// Followed authors queried at once for the feed.
 const FEED_PARALLELISM: usize = 16;
@@ -21,7 +24,8 @@ struct Entry {
     article_id: String,
 }
 
-/// The newest `want` entries of one listing partition.
+/// The newest `want` entries of one listing partition. Only the sort key is
+/// read (it ends with the article id): a page at offset 200 reads 220 entries.
 async fn entries(client: &Client, table: &str, list: &str, want: usize) -> StoreResult<Vec<Entry>> {
     let items = query(
         client,
@@ -31,19 +35,20 @@ async fn entries(client: &Client, table: &str, list: &str, want: usize) -> Store
             names: &[("#pk", "pk")],
             values: vec![(":pk", s(list))],
             filter: None,
-            projection: &["sk", "articleId"],
+            projection: &["sk"],
             newest_first: true,
             want: Some(want),
         },
     )
     .await?;
     items
-        .iter()
-        .map(|i| {
-            Ok(Entry {
-                sk: get_s(i, "sk")?,
-                article_id: get_s(i, "articleId")?,
-            })
+        .into_iter()
+        .map(|mut i| {
+            let sk = take_s(&mut i, "sk")?;
+            let article_id = entry_article(&sk)
+                .ok_or_else(|| StoreError::backend(format!("listing entry {sk:?} names no article")))?
+                .to_owned();
+            Ok(Entry { sk, article_id })
         })
         .collect()
 }
@@ -181,10 +186,7 @@ async fn combined(
         .iter()
         .min_by_key(|(_, c)| sizes.get(c).copied().unwrap_or(0))
     else {
-        return Ok(ArticlePage {
-            articles: Vec::new(),
-            total: 0,
-        });
+        return Ok(ArticlePage::empty());
     };
     let ids: Vec<String> = entries(client, table, list, usize::MAX)
         .await?
@@ -210,7 +212,7 @@ async fn combined(
         }
         None => None,
     };
-    let matching: Vec<Article> = articles
+    let matching: Vec<ListedArticle> = articles
         .into_iter()
         .filter(|a| f.tag.is_none_or(|t| a.tags.iter().any(|x| x == t)))
         .filter(|a| f.author.is_none_or(|x| a.author_id == x))
@@ -225,25 +227,20 @@ async fn combined(
     Ok(ArticlePage { articles, total })
 }
 
-/// Articles by id in the given order; ids whose article vanished are skipped.
-async fn hydrate(
-    client: &Client,
-    table: &str,
-    ids: &[String],
-) -> StoreResult<Vec<crate::model::Article>> {
+/// Listed articles (no body) by id in the given order; ids whose article vanished
+/// are skipped.
+async fn hydrate(client: &Client, table: &str, ids: &[String]) -> StoreResult<Vec<ListedArticle>> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
     let keys = ids.iter().map(|id| article_key(id)).collect();
-    let items = batch_get(client, table, keys, &[]).await?;
-    let mut by_id: HashMap<String, Item> = HashMap::new();
+    let items = batch_get(client, table, keys, LISTED).await?;
+    let mut by_id: HashMap<String, ListedArticle> = HashMap::with_capacity(items.len());
     for item in items {
-        by_id.insert(get_s(&item, "id")?, item);
+        let article = listed_from_item(&item)?;
+        by_id.insert(article.id.clone(), article);
     }
-    ids.iter()
-        .filter_map(|id| by_id.remove(id))
-        .map(|item| from_item(&item))
-        .collect()
+    Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
 }
 
 /// Tags with a positive counter, most used first: one Query on the counter partition.
