@@ -7,7 +7,7 @@ use conduit::model::User;
 use conduit::store::{ArticleStore, CommentStore, FollowStore, StoreError, UserStore};
 use serde_json::{json, Value};
 
-use crate::wire::{ArticleRecord, InternalRequest};
+use crate::wire::InternalRequest;
 use crate::Service;
 
 /// Why an internal request got no answer. `error_type()` travels back to the
@@ -93,9 +93,8 @@ impl Owned {
             (Self::Follows(follows), R::Followees { viewer }) => {
                 json!(follows.followees(&viewer).await.map_err(store_failed)?)
             }
-            (Self::Articles(articles), R::ArticleBySlug { slug }) => {
-                let found = articles.by_slug(&slug).await.map_err(store_failed)?;
-                json!(found.map(ArticleRecord::from))
+            (Self::Articles(articles), R::ArticleIdBySlug { slug }) => {
+                json!(articles.id_by_slug(&slug).await.map_err(store_failed)?)
             }
             (Self::Comments(comments), R::DeleteCommentsOf { article }) => {
                 comments

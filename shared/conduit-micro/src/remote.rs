@@ -10,7 +10,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use conduit::model::{
     Article, ArticleChanges, ArticleFilter, ArticleId, ArticlePage, Comment, Page, Profile,
-    Timestamp, User, UserId,
+    Timestamp, User, UserId, ViewedArticle,
 };
 use conduit::store::{
     ArticleStore, CommentStore, FollowStore, NewArticle, StoreError, StoreResult, UserStore,
@@ -18,7 +18,7 @@ use conduit::store::{
 use serde::de::DeserializeOwned;
 use transport::{Transport, TransportError};
 
-use crate::wire::{ArticleRecord, InternalRequest};
+use crate::wire::InternalRequest;
 
 /// Why a remote store call failed (kept as the source of `StoreError::Backend`).
 #[derive(Debug, thiserror::Error)]
@@ -163,7 +163,7 @@ impl<T: Transport + 'static> FollowStore for RemoteFollows<T> {
     }
 }
 
-/// The articles service, seen from comments: slug lookups only.
+/// The articles service, seen from comments: slug to id only.
 pub struct RemoteArticles<T>(pub Remote<T>);
 
 #[async_trait]
@@ -171,14 +171,15 @@ impl<T: Transport + 'static> ArticleStore for RemoteArticles<T> {
     async fn create(&self, _: NewArticle) -> StoreResult<Article> {
         not_offered("articles.create")
     }
-    async fn by_slug(&self, slug: &str) -> StoreResult<Option<Article>> {
-        let record: Option<ArticleRecord> = self
-            .0
-            .ask(InternalRequest::ArticleBySlug {
+    async fn by_slug(&self, _: &str, _: Option<&UserId>) -> StoreResult<Option<ViewedArticle>> {
+        not_offered("articles.bySlug")
+    }
+    async fn id_by_slug(&self, slug: &str) -> StoreResult<Option<ArticleId>> {
+        self.0
+            .ask(InternalRequest::ArticleIdBySlug {
                 slug: slug.to_owned(),
             })
-            .await?;
-        Ok(record.map(Article::from))
+            .await
     }
     async fn update(&self, _: &Article, _: ArticleChanges, _: Timestamp) -> StoreResult<Article> {
         not_offered("articles.update")
@@ -186,7 +187,12 @@ impl<T: Transport + 'static> ArticleStore for RemoteArticles<T> {
     async fn delete(&self, _: &Article) -> StoreResult<()> {
         not_offered("articles.delete")
     }
-    async fn list(&self, _: &ArticleFilter, _: Page) -> StoreResult<ArticlePage> {
+    async fn list(
+        &self,
+        _: &ArticleFilter,
+        _: Page,
+        _: Option<&UserId>,
+    ) -> StoreResult<ArticlePage> {
         not_offered("articles.list")
     }
     async fn favorite(&self, _: &Article, _: &UserId) -> StoreResult<Article> {
@@ -194,13 +200,6 @@ impl<T: Transport + 'static> ArticleStore for RemoteArticles<T> {
     }
     async fn unfavorite(&self, _: &Article, _: &UserId) -> StoreResult<Article> {
         not_offered("articles.unfavorite")
-    }
-    async fn favorited_among(
-        &self,
-        _: &UserId,
-        _: &[ArticleId],
-    ) -> StoreResult<HashSet<ArticleId>> {
-        not_offered("articles.favoritedAmong")
     }
     async fn tags(&self) -> StoreResult<Vec<String>> {
         not_offered("articles.tags")
@@ -289,11 +288,11 @@ mod tests {
     #[tokio::test]
     async fn a_transport_failure_is_a_backend_error_keeping_its_source() {
         let (r, _) = remote(Err(|| TransportError::Timeout { waited_ms: 50 }));
-        let error = RemoteArticles(r).by_slug("s").await.unwrap_err();
+        let error = RemoteArticles(r).id_by_slug("s").await.unwrap_err();
         let StoreError::Backend(source) = error else {
             panic!("expected a backend error, got {error:?}");
         };
-        assert_eq!(source.to_string(), "articleBySlug: no answer within 50 ms");
+        assert_eq!(source.to_string(), "articleIdBySlug: no answer within 50 ms");
     }
 
     #[tokio::test]

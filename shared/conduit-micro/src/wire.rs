@@ -2,7 +2,7 @@
 //! operation an owner offers, and the records it answers with. The same JSON
 //! travels as a direct Invoke payload and as the payload of a queue request.
 
-use conduit::model::{Article, ArticleId, Timestamp, UserId};
+use conduit::model::{ArticleId, UserId};
 use serde::{Deserialize, Serialize};
 
 /// Every operation is a batch or a single lookup by key: callers never loop.
@@ -23,8 +23,8 @@ pub enum InternalRequest {
     },
     /// profiles: everyone `viewer` follows (the feed).
     Followees { viewer: UserId },
-    /// articles: the article with this slug (comments resolve slug to id).
-    ArticleBySlug { slug: String },
+    /// articles: the id of the article with this slug (comments need no more).
+    ArticleIdBySlug { slug: String },
     /// comments: drop the comments of a deleted article.
     DeleteCommentsOf { article: ArticleId },
 }
@@ -38,7 +38,7 @@ impl InternalRequest {
                 Service::Users
             }
             Self::FollowedAmong { .. } | Self::Followees { .. } => Service::Profiles,
-            Self::ArticleBySlug { .. } => Service::Articles,
+            Self::ArticleIdBySlug { .. } => Service::Articles,
             Self::DeleteCommentsOf { .. } => Service::Comments,
         }
     }
@@ -51,58 +51,8 @@ impl InternalRequest {
             Self::UserById { .. } => "userById",
             Self::FollowedAmong { .. } => "followedAmong",
             Self::Followees { .. } => "followees",
-            Self::ArticleBySlug { .. } => "articleBySlug",
+            Self::ArticleIdBySlug { .. } => "articleIdBySlug",
             Self::DeleteCommentsOf { .. } => "deleteCommentsOf",
-        }
-    }
-}
-
-/// An article as the articles service hands it out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ArticleRecord {
-    pub id: ArticleId,
-    pub slug: String,
-    pub title: String,
-    pub description: String,
-    pub body: String,
-    pub tags: Vec<String>,
-    pub author_id: UserId,
-    pub created_at_ms: i64,
-    pub updated_at_ms: i64,
-    pub favorites_count: i64,
-}
-
-impl From<Article> for ArticleRecord {
-    fn from(a: Article) -> Self {
-        Self {
-            id: a.id,
-            slug: a.slug,
-            title: a.title,
-            description: a.description,
-            body: a.body,
-            tags: a.tags,
-            author_id: a.author_id,
-            created_at_ms: a.created_at.millis(),
-            updated_at_ms: a.updated_at.millis(),
-            favorites_count: a.favorites_count,
-        }
-    }
-}
-
-impl From<ArticleRecord> for Article {
-    fn from(a: ArticleRecord) -> Self {
-        Self {
-            id: a.id,
-            slug: a.slug,
-            title: a.title,
-            description: a.description,
-            body: a.body,
-            tags: a.tags,
-            author_id: a.author_id,
-            created_at: Timestamp(a.created_at_ms),
-            updated_at: Timestamp(a.updated_at_ms),
-            favorites_count: a.favorites_count,
         }
     }
 }

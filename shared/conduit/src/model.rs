@@ -1,5 +1,7 @@
 //! Domain records as the stores keep them (not the wire format, see `views`).
 
+use std::collections::HashSet;
+
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -170,6 +172,8 @@ pub struct ArticlePage {
     pub articles: Vec<ListedArticle>,
     /// Total matching the filter, regardless of paging.
     pub total: usize,
+    /// The page's articles that the viewer (if any) has favorited.
+    pub favorited: HashSet<ArticleId>,
 }
 
 impl ArticlePage {
@@ -177,8 +181,16 @@ impl ArticlePage {
         Self {
             articles: Vec::new(),
             total: 0,
+            favorited: HashSet::new(),
         }
     }
+}
+
+/// An article and whether its viewer has favorited it (false without a viewer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewedArticle {
+    pub article: Article,
+    pub favorited: bool,
 }
 
 /// Millisecond-precision UTC instant; its string form sorts chronologically.

@@ -144,6 +144,11 @@ pub(in crate::store::dynamo) fn items_for_favorite(a: &Article, user: &str) -> V
     ]
 }
 
+/// The key of a counter: `ALL`, `TAG#t`, `AUTHOR#u` or `FAV#u`.
+pub(super) fn counter_key(name: &str) -> Item {
+    key(&[("pk", s("COUNT")), ("sk", s(name))])
+}
+
 /// A counter with its final value: `ALL`, `TAG#t`, `AUTHOR#u` or `FAV#u`.
 pub(in crate::store::dynamo) fn counter_item(name: &str, value: i64) -> Item {
     key(&[("pk", s("COUNT")), ("sk", s(name)), ("n", n(value))])
