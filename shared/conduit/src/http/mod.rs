@@ -48,7 +48,8 @@ pub async fn handle_as(app: &App, identity: &Identity, req: ApiRequest) -> ApiRe
             if let ApiError::Internal(source) = &err {
                 tracing::error!(error = %source, source = ?source, method = %req.method, path = %req.path, "request failed");
             }
-            let mut response = respond(err.status_code(), Some(err.body()));
+            let body = serde_json::to_vec(&err.body()).unwrap_or_default();
+            let mut response = respond(err.status_code(), Some(body));
             if err.status_code() == StatusCode::UNAUTHORIZED {
                 response.headers.insert(
                     http::header::WWW_AUTHENTICATE,
@@ -60,7 +61,7 @@ pub async fn handle_as(app: &App, identity: &Identity, req: ApiRequest) -> ApiRe
     }
 }
 
-fn respond(status: StatusCode, body: Option<serde_json::Value>) -> ApiResponse {
+fn respond(status: StatusCode, body: Option<Vec<u8>>) -> ApiResponse {
     let mut headers = HeaderMap::new();
     let body = match body {
         Some(json) => {
@@ -68,7 +69,7 @@ fn respond(status: StatusCode, body: Option<serde_json::Value>) -> ApiResponse {
                 http::header::CONTENT_TYPE,
                 HeaderValue::from_static("application/json"),
             );
-            serde_json::to_vec(&json).unwrap_or_default()
+            json
         }
         None => Vec::new(),
     };

@@ -1,6 +1,6 @@
 //! Articles, the feed, favorites and tags.
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::app::App;
 use crate::auth::{AuthUser, MaybeAuthUser};
@@ -10,7 +10,8 @@ use crate::model::{
     slug_base, ArticleChanges, ArticleFilter, ArticlePage, Profile, Timestamp, User, UserId,
     ViewedArticle,
 };
-use crate::resources::Reply;
+use crate::resources::{Keyed, Reply};
+use crate::views::ArticleView;
 use crate::store::NewArticle;
 
 /// The article, and whether `viewer` favorited it (read with it).
@@ -40,13 +41,25 @@ async fn list_reply(
     let views = app
         .article_views(viewer, page.articles, &page.favorited, known)
         .await?;
-    Ok(Reply::ok(
-        json!({ "articles": views, "articlesCount": page.total }),
-    ))
+    Ok(Reply::ok(ArticleList {
+        articles: views,
+        articles_count: page.total,
+    }))
+}
+
+/// `MultipleArticlesResponse`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArticleList {
+    articles: Vec<ArticleView>,
+    articles_count: usize,
 }
 
 fn empty_list() -> Reply {
-    Reply::ok(json!({ "articles": [], "articlesCount": 0 }))
+    Reply::ok(ArticleList {
+        articles: Vec::new(),
+        articles_count: 0,
+    })
 }
 
 /// Filters by `tag`, `author` and `favorited` (usernames), all of which must hold.
@@ -112,7 +125,7 @@ pub async fn get(app: &App, viewer: MaybeAuthUser, slug: &str) -> Result<Reply, 
     let view = app
         .article_view(viewer.id(), found.article, found.favorited)
         .await?;
-    Ok(Reply::ok(json!({ "article": view })))
+    Ok(Reply::ok(Keyed("article", view)))
 }
 
 pub async fn create(app: &App, AuthUser(caller): AuthUser, body: &[u8]) -> Result<Reply, ApiError> {
@@ -138,7 +151,7 @@ pub async fn create(app: &App, AuthUser(caller): AuthUser, body: &[u8]) -> Resul
     let article = app.articles.create(new).await?;
     // Nobody has favorited an article that did not exist a moment ago.
     let view = app.article_view(Some(&caller), article, false).await?;
-    Ok(Reply::created(json!({ "article": view })))
+    Ok(Reply::created(Keyed("article", view)))
 }
 
 /// Absent fields are kept; `tagList: []` clears the tags; a new title gets a new slug.
@@ -169,7 +182,7 @@ pub async fn update(
             .await?
     };
     let view = app.article_view(Some(&caller), article, favorited).await?;
-    Ok(Reply::ok(json!({ "article": view })))
+    Ok(Reply::ok(Keyed("article", view)))
 }
 
 /// Deletes the article, then its comments (an orphaned comment is unreachable anyway).
@@ -194,9 +207,9 @@ pub async fn favorite(
     };
     // We know `favorited`; only the author needs a lookup.
     let view = app.article_view(Some(&caller), article, on).await?;
-    Ok(Reply::ok(json!({ "article": view })))
+    Ok(Reply::ok(Keyed("article", view)))
 }
 
 pub async fn tags(app: &App) -> Result<Reply, ApiError> {
-    Ok(Reply::ok(json!({ "tags": app.articles.tags().await? })))
+    Ok(Reply::ok(Keyed("tags", app.articles.tags().await?)))
 }
