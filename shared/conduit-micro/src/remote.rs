@@ -292,7 +292,10 @@ mod tests {
         let StoreError::Backend(source) = error else {
             panic!("expected a backend error, got {error:?}");
         };
-        assert_eq!(source.to_string(), "articleIdBySlug: no answer within 50 ms");
+        assert_eq!(
+            source.to_string(),
+            "articleIdBySlug: no answer within 50 ms"
+        );
     }
 
     #[tokio::test]

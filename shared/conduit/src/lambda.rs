@@ -40,9 +40,10 @@ pub fn to_lambda_response(resp: ApiResponse) -> Response<Body> {
         Body::Empty
     } else {
         // Our JSON is UTF-8: the bytes become the text without a copy.
-        Body::Text(String::from_utf8(body).unwrap_or_else(|e| {
-            String::from_utf8_lossy(e.as_bytes()).into_owned()
-        }))
+        Body::Text(
+            String::from_utf8(body)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        )
     });
     *response.status_mut() = status;
     *response.headers_mut() = headers;

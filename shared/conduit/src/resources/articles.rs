@@ -11,8 +11,8 @@ use crate::model::{
     ViewedArticle,
 };
 use crate::resources::{Keyed, Reply};
-use crate::views::ArticleView;
 use crate::store::NewArticle;
+use crate::views::ArticleView;
 
 /// The article, and whether `viewer` favorited it (read with it).
 async fn find(app: &App, slug: &str, viewer: Option<&UserId>) -> Result<ViewedArticle, ApiError> {

@@ -49,9 +49,7 @@ pub async fn add(app: &App, caller: AuthUser, slug: &str, body: &[u8]) -> Result
         .add(&article_id, &caller.id, &text, Timestamp::now())
         .await?;
     // Nobody follows themselves through this API's eyes: look it up all the same.
-    let mut profiles = app
-        .profiles(Some(&caller.id), &[caller.profile()])
-        .await?;
+    let mut profiles = app.profiles(Some(&caller.id), &[caller.profile()]).await?;
     let author = profiles
         .remove(&caller.id)
         .ok_or_else(|| ApiError::internal("author missing"))?;

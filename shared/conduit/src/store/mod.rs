@@ -81,8 +81,11 @@ pub trait ArticleStore: Send + Sync {
     /// Stores the article under `slug_base`, or `slug_base-<suffix>` if taken.
     async fn create(&self, new: NewArticle) -> StoreResult<Article>;
     /// The article with this slug, read together with whether `viewer` favorited it.
-    async fn by_slug(&self, slug: &str, viewer: Option<&UserId>)
-        -> StoreResult<Option<ViewedArticle>>;
+    async fn by_slug(
+        &self,
+        slug: &str,
+        viewer: Option<&UserId>,
+    ) -> StoreResult<Option<ViewedArticle>>;
     /// The id of the article with this slug: one read, for routes that need no more.
     async fn id_by_slug(&self, slug: &str) -> StoreResult<Option<ArticleId>>;
     /// Applies `changes` (a new title gets a new unique slug); `NotFound` if deleted meanwhile.

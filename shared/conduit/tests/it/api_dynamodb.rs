@@ -401,7 +401,14 @@ async fn default_seed_loads_in_seconds_not_minutes() {
 async fn stale_article(c: &Client) -> conduit::model::Article {
     let jake = c.register("jake").await;
     let slug = c.article(&jake, "Tagged", &["a", "b"]).await;
-    let stale = c.app.articles.by_slug(&slug, None).await.unwrap().unwrap().article;
+    let stale = c
+        .app
+        .articles
+        .by_slug(&slug, None)
+        .await
+        .unwrap()
+        .unwrap()
+        .article;
     tokio::time::sleep(std::time::Duration::from_millis(2)).await;
     let path = format!("/api/articles/{slug}");
     let (status, _) = c

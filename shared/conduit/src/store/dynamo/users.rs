@@ -5,8 +5,8 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
 
 use super::items::{
-    backend, batch_get, delete, get_opt_s, get_s, hit, key, put, put_opt_s, put_when, s, take_opt_s,
-    take_s, transact, Item, TxOutcome,
+    backend, batch_get, delete, get_opt_s, get_s, hit, key, put, put_opt_s, put_when, s,
+    take_opt_s, take_s, transact, Item, TxOutcome,
 };
 use crate::model::{email_key, Profile, User, UserId};
 use crate::store::{StoreError, StoreResult, UserStore};

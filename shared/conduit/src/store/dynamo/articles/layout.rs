@@ -32,7 +32,9 @@ pub(super) fn entry_sk(created: Timestamp, id: &str) -> String {
 
 /// The article id at the end of an entry's sort key.
 pub(super) fn entry_article(sk: &str) -> Option<&str> {
-    sk.split_once('#').map(|(_, id)| id).filter(|id| !id.is_empty())
+    sk.split_once('#')
+        .map(|(_, id)| id)
+        .filter(|id| !id.is_empty())
 }
 
 pub(super) fn entry(list: &str, created: Timestamp, id: &str) -> Item {

@@ -46,7 +46,9 @@ async fn entries(client: &Client, table: &str, list: &str, want: usize) -> Store
         .map(|mut i| {
             let sk = take_s(&mut i, "sk")?;
             let article_id = entry_article(&sk)
-                .ok_or_else(|| StoreError::backend(format!("listing entry {sk:?} names no article")))?
+                .ok_or_else(|| {
+                    StoreError::backend(format!("listing entry {sk:?} names no article"))
+                })?
                 .to_owned();
             Ok(Entry { sk, article_id })
         })
@@ -172,7 +174,10 @@ async fn fetch(
         return Ok(fetched);
     }
     // Keys and a counter's value, beside what a listed article needs.
-    let projection: Vec<&str> = ["pk", "sk", "n"].into_iter().chain(LISTED.iter().copied()).collect();
+    let projection: Vec<&str> = ["pk", "sk", "n"]
+        .into_iter()
+        .chain(LISTED.iter().copied())
+        .collect();
     let mut by_id: HashMap<String, ListedArticle> = HashMap::with_capacity(ids.len());
     for mut item in batch_get(client, table, keys, &projection).await? {
         let pk = take_s(&mut item, "pk")?;
