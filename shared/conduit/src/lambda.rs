@@ -31,22 +31,13 @@ pub fn to_api_request(req: Request) -> ApiRequest {
 }
 
 pub fn to_lambda_response(resp: ApiResponse) -> Response<Body> {
-    let ApiResponse {
-        status,
-        headers,
-        body,
-    } = resp;
-    let mut response = Response::new(if body.is_empty() {
+    let mut response = Response::new(if resp.body.is_empty() {
         Body::Empty
     } else {
-        // Our JSON is UTF-8: the bytes become the text without a copy.
-        Body::Text(
-            String::from_utf8(body)
-                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
-        )
+        Body::Text(String::from_utf8_lossy(&resp.body).into_owned())
     });
-    *response.status_mut() = status;
-    *response.headers_mut() = headers;
+    *response.status_mut() = resp.status;
+    *response.headers_mut() = resp.headers;
     response
 }
 

@@ -48,8 +48,7 @@ pub async fn handle_as(app: &App, identity: &Identity, req: ApiRequest) -> ApiRe
             if let ApiError::Internal(source) = &err {
                 tracing::error!(error = %source, source = ?source, method = %req.method, path = %req.path, "request failed");
             }
-            let body = serde_json::to_vec(&err.body()).unwrap_or_default();
-            let mut response = respond(err.status_code(), Some(body));
+            let mut response = respond(err.status_code(), Some(err.body()));
             if err.status_code() == StatusCode::UNAUTHORIZED {
                 response.headers.insert(
                     http::header::WWW_AUTHENTICATE,
@@ -61,7 +60,7 @@ pub async fn handle_as(app: &App, identity: &Identity, req: ApiRequest) -> ApiRe
     }
 }
 
-fn respond(status: StatusCode, body: Option<Vec<u8>>) -> ApiResponse {
+fn respond(status: StatusCode, body: Option<serde_json::Value>) -> ApiResponse {
     let mut headers = HeaderMap::new();
     let body = match body {
         Some(json) => {
@@ -69,7 +68,7 @@ fn respond(status: StatusCode, body: Option<Vec<u8>>) -> ApiResponse {
                 http::header::CONTENT_TYPE,
                 HeaderValue::from_static("application/json"),
             );
-            json
+            serde_json::to_vec(&json).unwrap_or_default()
         }
         None => Vec::new(),
     };

@@ -1,6 +1,6 @@
 //! Articles, the feed, favorites and tags.
 
-use serde::Serialize;
+use serde_json::json;
 
 use crate::app::App;
 use crate::auth::{AuthUser, MaybeAuthUser};
@@ -10,9 +10,8 @@ use crate::model::{
     slug_base, ArticleChanges, ArticleFilter, ArticlePage, Profile, Timestamp, User, UserId,
     ViewedArticle,
 };
-use crate::resources::{Keyed, Reply};
+use crate::resources::Reply;
 use crate::store::NewArticle;
-use crate::views::ArticleView;
 
 /// The article, and whether `viewer` favorited it (read with it).
 async fn find(app: &App, slug: &str, viewer: Option<&UserId>) -> Result<ViewedArticle, ApiError> {
@@ -41,25 +40,13 @@ async fn list_reply(
     let views = app
         .article_views(viewer, page.articles, &page.favorited, known)
         .await?;
-    Ok(Reply::ok(ArticleList {
-        articles: views,
-        articles_count: page.total,
-    }))
-}
-
-/// `MultipleArticlesResponse`.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ArticleList {
-    articles: Vec<ArticleView>,
-    articles_count: usize,
+    Ok(Reply::ok(
+        json!({ "articles": views, "articlesCount": page.total }),
+    ))
 }
 
 fn empty_list() -> Reply {
-    Reply::ok(ArticleList {
-        articles: Vec::new(),
-        articles_count: 0,
-    })
+    Reply::ok(json!({ "articles": [], "articlesCount": 0 }))
 }
 
 /// Filters by `tag`, `author` and `favorited` (usernames), all of which must hold.
@@ -125,7 +112,7 @@ pub async fn get(app: &App, viewer: MaybeAuthUser, slug: &str) -> Result<Reply, 
     let view = app
         .article_view(viewer.id(), found.article, found.favorited)
         .await?;
-    Ok(Reply::ok(Keyed("article", view)))
+    Ok(Reply::ok(json!({ "article": view })))
 }
 
 pub async fn create(app: &App, AuthUser(caller): AuthUser, body: &[u8]) -> Result<Reply, ApiError> {
@@ -151,7 +138,7 @@ pub async fn create(app: &App, AuthUser(caller): AuthUser, body: &[u8]) -> Resul
     let article = app.articles.create(new).await?;
     // Nobody has favorited an article that did not exist a moment ago.
     let view = app.article_view(Some(&caller), article, false).await?;
-    Ok(Reply::created(Keyed("article", view)))
+    Ok(Reply::created(json!({ "article": view })))
 }
 
 /// Absent fields are kept; `tagList: []` clears the tags; a new title gets a new slug.
@@ -182,7 +169,7 @@ pub async fn update(
             .await?
     };
     let view = app.article_view(Some(&caller), article, favorited).await?;
-    Ok(Reply::ok(Keyed("article", view)))
+    Ok(Reply::ok(json!({ "article": view })))
 }
 
 /// Deletes the article, then its comments (an orphaned comment is unreachable anyway).
@@ -207,9 +194,9 @@ pub async fn favorite(
     };
     // We know `favorited`; only the author needs a lookup.
     let view = app.article_view(Some(&caller), article, on).await?;
-    Ok(Reply::ok(Keyed("article", view)))
+    Ok(Reply::ok(json!({ "article": view })))
 }
 
 pub async fn tags(app: &App) -> Result<Reply, ApiError> {
-    Ok(Reply::ok(Keyed("tags", app.articles.tags().await?)))
+    Ok(Reply::ok(json!({ "tags": app.articles.tags().await? })))
 }

@@ -1,11 +1,13 @@
 //! `GET|POST /articles/{slug}/comments`, `DELETE /articles/{slug}/comments/{id}`.
 
+use serde_json::json;
+
 use crate::app::App;
 use crate::auth::{AuthUser, MaybeAuthUser};
 use crate::error::ApiError;
 use crate::input::{envelope, Fields};
 use crate::model::{ArticleId, Timestamp};
-use crate::resources::{Keyed, Reply};
+use crate::resources::Reply;
 use crate::views::CommentView;
 
 /// Comments need only the article's id: one read of the slug.
@@ -32,7 +34,7 @@ pub async fn list(app: &App, viewer: MaybeAuthUser, slug: &str) -> Result<Reply,
                 .map(|a| CommentView::new(c, a))
         })
         .collect::<Vec<_>>();
-    Ok(Reply::ok(Keyed("comments", views)))
+    Ok(Reply::ok(json!({ "comments": views })))
 }
 
 pub async fn add(app: &App, caller: AuthUser, slug: &str, body: &[u8]) -> Result<Reply, ApiError> {
@@ -53,10 +55,9 @@ pub async fn add(app: &App, caller: AuthUser, slug: &str, body: &[u8]) -> Result
     let author = profiles
         .remove(&caller.id)
         .ok_or_else(|| ApiError::internal("author missing"))?;
-    Ok(Reply::created(Keyed(
-        "comment",
-        CommentView::new(comment, author),
-    )))
+    Ok(Reply::created(
+        json!({ "comment": CommentView::new(comment, author) }),
+    ))
 }
 
 /// Only the comment's author may delete it; an id that is not an integer names nothing.

@@ -6,22 +6,28 @@ pub mod comments;
 pub mod profiles;
 pub mod users;
 
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
 
-/// A successful outcome: status and optional JSON body, already serialised.
+/// A successful outcome: status and optional JSON body.
 #[derive(Debug)]
 pub struct Reply {
     pub status: http::StatusCode,
-    pub body: Option<Vec<u8>>,
+    pub body: Option<Value>,
 }
 
 impl Reply {
-    pub fn ok(body: impl Serialize) -> Self {
-        Self::json(http::StatusCode::OK, body)
+    pub fn ok(body: Value) -> Self {
+        Self {
+            status: http::StatusCode::OK,
+            body: Some(body),
+        }
     }
 
-    pub fn created(body: impl Serialize) -> Self {
-        Self::json(http::StatusCode::CREATED, body)
+    pub fn created(body: Value) -> Self {
+        Self {
+            status: http::StatusCode::CREATED,
+            body: Some(body),
+        }
     }
 
     pub fn no_content() -> Self {
@@ -29,26 +35,5 @@ impl Reply {
             status: http::StatusCode::NO_CONTENT,
             body: None,
         }
-    }
-
-    /// Straight to bytes: building a `serde_json::Value` first (`json!`) would
-    /// copy every string of the views into small maps only to walk them again.
-    fn json(status: http::StatusCode, body: impl Serialize) -> Self {
-        Self {
-            status,
-            // Our views are maps with string keys: serialising them cannot fail.
-            body: Some(serde_json::to_vec(&body).unwrap_or_default()),
-        }
-    }
-}
-
-/// `{"<key>": value}`, the envelope of most responses (`{"article": ...}`).
-pub struct Keyed<T>(pub &'static str, pub T);
-
-impl<T: Serialize> Serialize for Keyed<T> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry(self.0, &self.1)?;
-        map.end()
     }
 }

@@ -1,10 +1,12 @@
 //! `GET /profiles/{username}`, `POST|DELETE /profiles/{username}/follow`.
 
+use serde_json::json;
+
 use crate::app::App;
 use crate::auth::{AuthUser, MaybeAuthUser};
 use crate::error::ApiError;
 use crate::model::User;
-use crate::resources::{Keyed, Reply};
+use crate::resources::Reply;
 use crate::views::ProfileView;
 
 async fn find(app: &App, username: &str) -> Result<User, ApiError> {
@@ -15,10 +17,7 @@ async fn find(app: &App, username: &str) -> Result<User, ApiError> {
 }
 
 fn reply(user: &User, following: bool) -> Reply {
-    Reply::ok(Keyed(
-        "profile",
-        ProfileView::new(&user.profile(), following),
-    ))
+    Reply::ok(json!({ "profile": ProfileView::new(&user.profile(), following) }))
 }
 
 pub async fn get(app: &App, viewer: MaybeAuthUser, username: &str) -> Result<Reply, ApiError> {

@@ -1,17 +1,19 @@
 //! `POST /users`, `POST /users/login`, `GET /user`, `PUT /user`.
 
+use serde_json::json;
+
 use crate::app::App;
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::input::{envelope, looks_like_email, Fields};
 use crate::model::User;
 use crate::passwords::policy_violation;
-use crate::resources::{Keyed, Reply};
+use crate::resources::Reply;
 use crate::views::UserView;
 
 fn user_reply(app: &App, user: User, created: bool) -> Result<Reply, ApiError> {
     let token = app.tokens.issue(&user.id)?;
-    let body = Keyed("user", UserView::new(user, token));
+    let body = json!({ "user": UserView::new(user, token) });
     Ok(if created {
         Reply::created(body)
     } else {
