@@ -7,7 +7,12 @@ metering (/_localcloud/metrics: the same CPU figure the bench bills).
 ENDPOINTS_JSON is the file `localcloud serve --endpoints-file` writes for
 template.yaml. Each request type is sent N times (default 300) one after the
 other on a keep-alive connection, after three warm-up requests; logins
-(Argon2id) LOGINS times (default 40). The counters are read before and after
+(Argon2id) LOGINS times (default 40). A path with `{offset}` pages through
+offsets 0, 20, ..., 380 as the bench's list does (load the bench's data set
+with `conduit-seed` first, or those pages are empty). The last line weighs the
+types as the bench's mixed workload does (loadtest/bench/src/scenarios/conduit.rs,
+MIX, with its tokens: lists and comments anonymous, article and profile signed
+in; the writes, 6 %, counted as comment posts). The counters are read before and after
 each type, so a figure is a difference over N requests of one type on one API.
 The scheduled reply sweepers are left out. docs/benchmarks.md ("Where a
 request's CPU goes") shows a run.
@@ -90,8 +95,12 @@ def request_types(a, b, users, slug):
         ("GET /api/tags", 200, "GET", "/api/tags", None, None),
         ("GET /api/articles", 200, "GET", "/api/articles", None, None),
         ("GET /api/articles (signed in)", 200, "GET", "/api/articles", None, users[b]),
+        ("GET /api/articles?offset=0..380", 200, "GET", "/api/articles?limit=20&offset={offset}", None, None),
+        ("GET /api/articles?tag=", 200, "GET", "/api/articles?tag=bench&limit=20", None, None),
+        ("GET /api/articles?author=", 200, "GET", f"/api/articles?author={a}&limit=20", None, None),
         ("GET /api/articles/feed", 200, "GET", "/api/articles/feed", None, users[b]),
         ("GET /api/articles/{slug}", 200, "GET", f"/api/articles/{slug}", None, None),
+        ("GET /api/articles/{slug} (signed in)", 200, "GET", f"/api/articles/{slug}", None, users[b]),
         ("GET /api/articles/{slug}/comments", 200, "GET", f"/api/articles/{slug}/comments", None, None),
         ("GET /api/profiles/{username}", 200, "GET", f"/api/profiles/{a}", None, users[b]),
         ("GET /api/user", 200, "GET", "/api/user", None, users[b]),
@@ -100,14 +109,28 @@ def request_types(a, b, users, slug):
     ]
 
 
+# The bench's weights (MIX) over the types above that stand for them.
+BENCH_MIX = {
+    "GET /api/articles?offset=0..380": 40 * 6 / 8,
+    "GET /api/articles?tag=": 40 / 8,
+    "GET /api/articles?author=": 40 / 8,
+    "GET /api/articles/{slug} (signed in)": 20,
+    "GET /api/profiles/{username}": 15,
+    "GET /api/articles/{slug}/comments": 15,
+    "GET /api/tags": 3,
+    "POST /api/articles/{slug}/comments": 6,
+}
+
+
 def measure(api, edge, kind, n):
     name, status, method, path, body, token = kind
-    for _ in range(3):
-        api.must(status, method, path, body, token)
+    paths = [path.replace("{offset}", str(o)) for o in range(0, 400, 20)] if "{offset}" in path else [path]
+    for i in range(3):
+        api.must(status, method, paths[i % len(paths)], body, token)
     time.sleep(0.25)  # the local cloud samples a process's CPU at most every 100 ms
     before = totals(metrics(edge))
-    for _ in range(n):
-        api.must(status, method, path, body, token)
+    for i in range(n):
+        api.must(status, method, paths[i % len(paths)], body, token)
     time.sleep(0.25)
     after = totals(metrics(edge))
     delta = {k: (after[k] - before[k]) / n for k in before}
@@ -139,6 +162,11 @@ def main(endpoints_file, n="300", logins="40"):
               f"| {inv['cpu_ms']:.2f} ({inv['cpu_ms'] / mono['cpu_ms']:.2f}x) | {inv['invocations']:.0f} "
               f"| {que['cpu_ms']:.2f} ({que['cpu_ms'] / mono['cpu_ms']:.2f}x) | {que['invocations']:.0f} "
               f"| {que['sqs']:.0f} |")
+    weight = sum(BENCH_MIX.values())
+    mix = {a: sum(w * rows[k][a]["cpu_ms"] for k, w in BENCH_MIX.items()) / weight for a in APIS}
+    mono, inv, que = (mix[a] for a in APIS)
+    print(f"| bench mix (weighted) | {mono:.2f} | | {inv:.2f} ({inv / mono:.2f}x) | "
+          f"| {que:.2f} ({que / mono:.2f}x) | | |")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ async fn main() -> Result<(), Error> {
     // Fail the INIT phase, not the first request, when configuration is wrong.
     let tokens = Tokens::from_env()?;
     let tables = TableNames::from_env()?;
-    let config = aws_config::load_from_env().await;
+    let config = conduit::sdk::load().await;
     let app = App::dynamo(aws_sdk_dynamodb::Client::new(&config), &tables, tokens);
 
     run(service_fn(|req: Request| {

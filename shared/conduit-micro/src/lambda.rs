@@ -160,7 +160,7 @@ pub async fn run(service: Service) -> Result<(), lambda_runtime::Error> {
     // Fail the INIT phase, not the first request, when configuration is wrong.
     let settings = Settings::from_env(service)?;
     let tokens = Tokens::from_env()?;
-    let config = aws_config::load_from_env().await;
+    let config = conduit::sdk::load().await;
     let sqs = aws_sdk_sqs::Client::new(&config);
     let owned = dynamo_store(
         service,

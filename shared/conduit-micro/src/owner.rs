@@ -3,10 +3,11 @@
 
 use std::sync::Arc;
 
+use conduit::model::User;
 use conduit::store::{ArticleStore, CommentStore, FollowStore, StoreError, UserStore};
 use serde_json::{json, Value};
 
-use crate::wire::{ArticleRecord, InternalRequest, UserCard};
+use crate::wire::InternalRequest;
 use crate::Service;
 
 /// Why an internal request got no answer. `error_type()` travels back to the
@@ -70,16 +71,15 @@ impl Owned {
         use InternalRequest as R;
         let answer = match (self, request) {
             (Self::Users(users), R::UsersByIds { ids }) => {
-                let found = users.users_by_ids(&ids).await.map_err(store_failed)?;
-                json!(found.into_iter().map(UserCard::from).collect::<Vec<_>>())
+                json!(users.users_by_ids(&ids).await.map_err(store_failed)?)
             }
             (Self::Users(users), R::UserByUsername { username }) => {
                 let found = users.by_username(&username).await.map_err(store_failed)?;
-                json!(found.map(UserCard::from))
+                json!(found.as_ref().map(User::profile))
             }
             (Self::Users(users), R::UserById { id }) => {
                 let found = users.by_id(&id).await.map_err(store_failed)?;
-                json!(found.map(UserCard::from))
+                json!(found.as_ref().map(User::profile))
             }
             (Self::Follows(follows), R::FollowedAmong { viewer, candidates }) => {
                 let found = follows
@@ -93,9 +93,8 @@ impl Owned {
             (Self::Follows(follows), R::Followees { viewer }) => {
                 json!(follows.followees(&viewer).await.map_err(store_failed)?)
             }
-            (Self::Articles(articles), R::ArticleBySlug { slug }) => {
-                let found = articles.by_slug(&slug).await.map_err(store_failed)?;
-                json!(found.map(ArticleRecord::from))
+            (Self::Articles(articles), R::ArticleIdBySlug { slug }) => {
+                json!(articles.id_by_slug(&slug).await.map_err(store_failed)?)
             }
             (Self::Comments(comments), R::DeleteCommentsOf { article }) => {
                 comments

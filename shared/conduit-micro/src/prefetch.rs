@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use conduit::auth::Identity;
-use conduit::model::{User, UserId};
+use conduit::model::{Profile, User, UserId};
 use conduit::store::{FollowStore, StoreError, StoreResult, UserStore};
 use conduit::{ApiRequest, ApiResponse, App};
 use parking_lot::Mutex;
@@ -101,7 +101,7 @@ impl UserStore for PrefetchingUsers {
     async fn by_email(&self, email: &str) -> StoreResult<Option<User>> {
         self.users.by_email(email).await
     }
-    async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<User>> {
+    async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<Profile>> {
         let scope = current();
         let viewer = scope.as_ref().and_then(|s| s.viewer.clone());
         let (Some(scope), Some(viewer)) = (scope, viewer) else {

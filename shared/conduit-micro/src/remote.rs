@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use conduit::model::{
-    Article, ArticleChanges, ArticleFilter, ArticleId, ArticlePage, Comment, Page, Timestamp, User,
-    UserId,
+    Article, ArticleChanges, ArticleFilter, ArticleId, ArticlePage, Comment, Page, Profile,
+    Timestamp, User, UserId, ViewedArticle,
 };
 use conduit::store::{
     ArticleStore, CommentStore, FollowStore, NewArticle, StoreError, StoreResult, UserStore,
@@ -18,7 +18,7 @@ use conduit::store::{
 use serde::de::DeserializeOwned;
 use transport::{Transport, TransportError};
 
-use crate::wire::{ArticleRecord, InternalRequest, UserCard};
+use crate::wire::InternalRequest;
 
 /// Why a remote store call failed (kept as the source of `StoreError::Backend`).
 #[derive(Debug, thiserror::Error)]
@@ -75,7 +75,20 @@ fn not_offered<R>(op: &'static str) -> StoreResult<R> {
     Err(StoreError::backend(RemoteError::NotOffered(op)))
 }
 
-/// The users service, seen from the others: cards only.
+/// A user as other services know it: the private fields stay empty, since only
+/// the users service reads them (login and account updates are its routes).
+fn public_user(profile: Profile) -> User {
+    User {
+        id: profile.id,
+        username: profile.username,
+        email: String::new(),
+        password_hash: String::new(),
+        bio: profile.bio,
+        image: profile.image,
+    }
+}
+
+/// The users service, seen from the others: profiles only.
 pub struct RemoteUsers<T>(pub Remote<T>);
 
 #[async_trait]
@@ -84,33 +97,31 @@ impl<T: Transport + 'static> UserStore for RemoteUsers<T> {
         not_offered("users.create")
     }
     async fn by_id(&self, id: &UserId) -> StoreResult<Option<User>> {
-        let card: Option<UserCard> = self
+        let profile: Option<Profile> = self
             .0
             .ask(InternalRequest::UserById { id: id.clone() })
             .await?;
-        Ok(card.map(User::from))
+        Ok(profile.map(public_user))
     }
     async fn by_username(&self, username: &str) -> StoreResult<Option<User>> {
-        let card: Option<UserCard> = self
+        let profile: Option<Profile> = self
             .0
             .ask(InternalRequest::UserByUsername {
                 username: username.to_owned(),
             })
             .await?;
-        Ok(card.map(User::from))
+        Ok(profile.map(public_user))
     }
     async fn by_email(&self, _: &str) -> StoreResult<Option<User>> {
         not_offered("users.byEmail")
     }
-    async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<User>> {
+    async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<Profile>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let cards: Vec<UserCard> = self
-            .0
+        self.0
             .ask(InternalRequest::UsersByIds { ids: ids.to_vec() })
-            .await?;
-        Ok(cards.into_iter().map(User::from).collect())
+            .await
     }
     async fn update(&self, _: &User, _: &User) -> StoreResult<()> {
         not_offered("users.update")
@@ -152,7 +163,7 @@ impl<T: Transport + 'static> FollowStore for RemoteFollows<T> {
     }
 }
 
-/// The articles service, seen from comments: slug lookups only.
+/// The articles service, seen from comments: slug to id only.
 pub struct RemoteArticles<T>(pub Remote<T>);
 
 #[async_trait]
@@ -160,14 +171,15 @@ impl<T: Transport + 'static> ArticleStore for RemoteArticles<T> {
     async fn create(&self, _: NewArticle) -> StoreResult<Article> {
         not_offered("articles.create")
     }
-    async fn by_slug(&self, slug: &str) -> StoreResult<Option<Article>> {
-        let record: Option<ArticleRecord> = self
-            .0
-            .ask(InternalRequest::ArticleBySlug {
+    async fn by_slug(&self, _: &str, _: Option<&UserId>) -> StoreResult<Option<ViewedArticle>> {
+        not_offered("articles.bySlug")
+    }
+    async fn id_by_slug(&self, slug: &str) -> StoreResult<Option<ArticleId>> {
+        self.0
+            .ask(InternalRequest::ArticleIdBySlug {
                 slug: slug.to_owned(),
             })
-            .await?;
-        Ok(record.map(Article::from))
+            .await
     }
     async fn update(&self, _: &Article, _: ArticleChanges, _: Timestamp) -> StoreResult<Article> {
         not_offered("articles.update")
@@ -175,7 +187,12 @@ impl<T: Transport + 'static> ArticleStore for RemoteArticles<T> {
     async fn delete(&self, _: &Article) -> StoreResult<()> {
         not_offered("articles.delete")
     }
-    async fn list(&self, _: &ArticleFilter, _: Page) -> StoreResult<ArticlePage> {
+    async fn list(
+        &self,
+        _: &ArticleFilter,
+        _: Page,
+        _: Option<&UserId>,
+    ) -> StoreResult<ArticlePage> {
         not_offered("articles.list")
     }
     async fn favorite(&self, _: &Article, _: &UserId) -> StoreResult<Article> {
@@ -183,13 +200,6 @@ impl<T: Transport + 'static> ArticleStore for RemoteArticles<T> {
     }
     async fn unfavorite(&self, _: &Article, _: &UserId) -> StoreResult<Article> {
         not_offered("articles.unfavorite")
-    }
-    async fn favorited_among(
-        &self,
-        _: &UserId,
-        _: &[ArticleId],
-    ) -> StoreResult<HashSet<ArticleId>> {
-        not_offered("articles.favoritedAmong")
     }
     async fn tags(&self) -> StoreResult<Vec<String>> {
         not_offered("articles.tags")
@@ -278,11 +288,14 @@ mod tests {
     #[tokio::test]
     async fn a_transport_failure_is_a_backend_error_keeping_its_source() {
         let (r, _) = remote(Err(|| TransportError::Timeout { waited_ms: 50 }));
-        let error = RemoteArticles(r).by_slug("s").await.unwrap_err();
+        let error = RemoteArticles(r).id_by_slug("s").await.unwrap_err();
         let StoreError::Backend(source) = error else {
             panic!("expected a backend error, got {error:?}");
         };
-        assert_eq!(source.to_string(), "articleBySlug: no answer within 50 ms");
+        assert_eq!(
+            source.to_string(),
+            "articleIdBySlug: no answer within 50 ms"
+        );
     }
 
     #[tokio::test]

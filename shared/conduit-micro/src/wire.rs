@@ -2,18 +2,19 @@
 //! operation an owner offers, and the records it answers with. The same JSON
 //! travels as a direct Invoke payload and as the payload of a queue request.
 
-use conduit::model::{Article, ArticleId, Timestamp, User, UserId};
+use conduit::model::{ArticleId, UserId};
 use serde::{Deserialize, Serialize};
 
 /// Every operation is a batch or a single lookup by key: callers never loop.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum InternalRequest {
-    /// users: author cards of the users that exist among `ids`.
+    /// users: the profiles (`conduit::model::Profile`, no email, no password
+    /// hash) of the users that exist among `ids`.
     UsersByIds { ids: Vec<UserId> },
-    /// users: the card of one user, by name.
+    /// users: the profile of one user, by name.
     UserByUsername { username: String },
-    /// users: the card of one user, by id.
+    /// users: the profile of one user, by id.
     UserById { id: UserId },
     /// profiles: which of `candidates` `viewer` follows.
     FollowedAmong {
@@ -22,8 +23,8 @@ pub enum InternalRequest {
     },
     /// profiles: everyone `viewer` follows (the feed).
     Followees { viewer: UserId },
-    /// articles: the article with this slug (comments resolve slug to id).
-    ArticleBySlug { slug: String },
+    /// articles: the id of the article with this slug (comments need no more).
+    ArticleIdBySlug { slug: String },
     /// comments: drop the comments of a deleted article.
     DeleteCommentsOf { article: ArticleId },
 }
@@ -37,7 +38,7 @@ impl InternalRequest {
                 Service::Users
             }
             Self::FollowedAmong { .. } | Self::Followees { .. } => Service::Profiles,
-            Self::ArticleBySlug { .. } => Service::Articles,
+            Self::ArticleIdBySlug { .. } => Service::Articles,
             Self::DeleteCommentsOf { .. } => Service::Comments,
         }
     }
@@ -50,94 +51,8 @@ impl InternalRequest {
             Self::UserById { .. } => "userById",
             Self::FollowedAmong { .. } => "followedAmong",
             Self::Followees { .. } => "followees",
-            Self::ArticleBySlug { .. } => "articleBySlug",
+            Self::ArticleIdBySlug { .. } => "articleIdBySlug",
             Self::DeleteCommentsOf { .. } => "deleteCommentsOf",
-        }
-    }
-}
-
-/// What other services may know of a user: no email, no password hash.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UserCard {
-    pub id: UserId,
-    pub username: String,
-    pub bio: Option<String>,
-    pub image: Option<String>,
-}
-
-impl From<User> for UserCard {
-    fn from(user: User) -> Self {
-        Self {
-            id: user.id,
-            username: user.username,
-            bio: user.bio,
-            image: user.image,
-        }
-    }
-}
-
-impl From<UserCard> for User {
-    /// The private fields stay empty: only the users service reads them
-    /// (login and account updates are its routes).
-    fn from(card: UserCard) -> Self {
-        Self {
-            id: card.id,
-            username: card.username,
-            email: String::new(),
-            password_hash: String::new(),
-            bio: card.bio,
-            image: card.image,
-        }
-    }
-}
-
-/// An article as the articles service hands it out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ArticleRecord {
-    pub id: ArticleId,
-    pub slug: String,
-    pub title: String,
-    pub description: String,
-    pub body: String,
-    pub tags: Vec<String>,
-    pub author_id: UserId,
-    pub created_at_ms: i64,
-    pub updated_at_ms: i64,
-    pub favorites_count: i64,
-}
-
-impl From<Article> for ArticleRecord {
-    fn from(a: Article) -> Self {
-        Self {
-            id: a.id,
-            slug: a.slug,
-            title: a.title,
-            description: a.description,
-            body: a.body,
-            tags: a.tags,
-            author_id: a.author_id,
-            created_at_ms: a.created_at.millis(),
-            updated_at_ms: a.updated_at.millis(),
-            favorites_count: a.favorites_count,
-        }
-    }
-}
-
-impl From<ArticleRecord> for Article {
-    fn from(a: ArticleRecord) -> Self {
-        Self {
-            id: a.id,
-            slug: a.slug,
-            title: a.title,
-            description: a.description,
-            body: a.body,
-            tags: a.tags,
-            author_id: a.author_id,
-            created_at: Timestamp(a.created_at_ms),
-            updated_at: Timestamp(a.updated_at_ms),
-            favorites_count: a.favorites_count,
         }
     }
 }
@@ -145,6 +60,7 @@ impl From<ArticleRecord> for Article {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use conduit::model::{Profile, User};
     use serde_json::json;
 
     #[test]
@@ -170,7 +86,7 @@ mod tests {
     }
 
     #[test]
-    fn a_user_card_carries_no_email_and_no_password_hash() {
+    fn a_user_profile_carries_no_email_and_no_password_hash() {
         let user = User {
             id: "1".into(),
             username: "jake".into(),
@@ -179,10 +95,10 @@ mod tests {
             bio: Some("bio".into()),
             image: None,
         };
-        let text = serde_json::to_string(&UserCard::from(user)).unwrap();
+        let text = serde_json::to_string(&user.profile()).unwrap();
         assert!(!text.contains("jake@jake.jake"), "{text}");
         assert!(!text.contains("argon2"), "{text}");
-        let back = User::from(serde_json::from_str::<UserCard>(&text).unwrap());
+        let back: Profile = serde_json::from_str(&text).unwrap();
         assert_eq!(back.username, "jake");
         assert_eq!(back.bio.as_deref(), Some("bio"));
     }

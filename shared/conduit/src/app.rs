@@ -8,7 +8,7 @@ use aws_sdk_dynamodb::Client;
 
 use crate::auth::{AuthUser, Tokens};
 use crate::error::ApiError;
-use crate::model::{Article, User, UserId};
+use crate::model::{Article, ArticleId, BodyText, Profile, User, UserId};
 use crate::passwords::Passwords;
 use crate::store::dynamo::{
     DynamoArticles, DynamoComments, DynamoFollows, DynamoUsers, TableNames,
@@ -64,7 +64,7 @@ impl App {
     pub async fn profiles(
         &self,
         viewer: Option<&UserId>,
-        users: &[User],
+        users: &[Profile],
     ) -> Result<HashMap<UserId, ProfileView>, ApiError> {
         let followed = match viewer {
             Some(viewer) if !users.is_empty() => {
@@ -85,7 +85,7 @@ impl App {
         &self,
         viewer: Option<&UserId>,
         author_ids: &[UserId],
-        known: &[User],
+        known: &[Profile],
     ) -> Result<HashMap<UserId, ProfileView>, ApiError> {
         let mut missing: Vec<UserId> = author_ids
             .iter()
@@ -94,7 +94,7 @@ impl App {
             .collect();
         missing.sort();
         missing.dedup();
-        let mut users: Vec<User> = known
+        let mut users: Vec<Profile> = known
             .iter()
             .filter(|u| author_ids.contains(&u.id))
             .cloned()
@@ -105,28 +105,17 @@ impl App {
         self.profiles(viewer, &users).await
     }
 
-    /// Full article views; authors (beyond `known` users) and favorites fetched in
-    /// one batch each.
-    pub async fn article_views(
+    /// Article views (with the body if the articles carry one); authors (beyond
+    /// `known` users) fetched in one batch, `favorited` as the store read it.
+    pub async fn article_views<B: BodyText>(
         &self,
         viewer: Option<&UserId>,
-        articles: Vec<Article>,
-        with_body: bool,
-        known: &[User],
+        articles: Vec<Article<B>>,
+        favorited: &HashSet<ArticleId>,
+        known: &[Profile],
     ) -> Result<Vec<ArticleView>, ApiError> {
         let author_ids: Vec<UserId> = articles.iter().map(|a| a.author_id.clone()).collect();
-        let ids: Vec<String> = articles.iter().map(|a| a.id.clone()).collect();
-        let (authors, favorited) =
-            futures::try_join!(self.author_profiles(viewer, &author_ids, known), async {
-                match viewer {
-                    Some(v) if !ids.is_empty() => self
-                        .articles
-                        .favorited_among(v, &ids)
-                        .await
-                        .map_err(ApiError::from),
-                    _ => Ok(HashSet::new()),
-                }
-            })?;
+        let authors = self.author_profiles(viewer, &author_ids, known).await?;
         articles
             .into_iter()
             .map(|article| {
@@ -134,7 +123,7 @@ impl App {
                     ApiError::internal(format!("author of {} missing", article.id))
                 })?;
                 let fav = favorited.contains(&article.id);
-                Ok(ArticleView::new(article, with_body, fav, author))
+                Ok(ArticleView::new(article, fav, author))
             })
             .collect()
     }
@@ -143,8 +132,13 @@ impl App {
         &self,
         viewer: Option<&UserId>,
         article: Article,
+        favorited: bool,
     ) -> Result<ArticleView, ApiError> {
-        let mut views = self.article_views(viewer, vec![article], true, &[]).await?;
+        let favorites: HashSet<ArticleId> =
+            favorited.then(|| article.id.clone()).into_iter().collect();
+        let mut views = self
+            .article_views(viewer, vec![article], &favorites, &[])
+            .await?;
         views
             .pop()
             .ok_or_else(|| ApiError::internal("article view missing"))

@@ -1,6 +1,9 @@
 //! Domain records as the stores keep them (not the wire format, see `views`).
 
+use std::collections::HashSet;
+
 use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Deserialize, Serialize};
 
 /// Opaque, immutable user identifier (a UUID string); usernames may change.
 pub type UserId = String;
@@ -23,19 +26,85 @@ pub struct User {
     pub image: Option<String>,
 }
 
+impl User {
+    /// What others may see of this user.
+    pub fn profile(&self) -> Profile {
+        Profile {
+            id: self.id.clone(),
+            username: self.username.clone(),
+            bio: self.bio.clone(),
+            image: self.image.clone(),
+        }
+    }
+}
+
+/// What anyone may see of a user (author cards, profiles): no email, no
+/// password hash. Also the users service's internal answer for a user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Profile {
+    pub id: UserId,
+    pub username: String,
+    pub bio: Option<String>,
+    pub image: Option<String>,
+}
+
+/// An article; `Body` is its text, or [`NoBody`] where only lists need it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Article {
+pub struct Article<Body = String> {
     pub id: ArticleId,
     pub slug: String,
     pub title: String,
     pub description: String,
-    pub body: String,
+    pub body: Body,
     /// Distinct tags in the order the author gave them.
     pub tags: Vec<String>,
     pub author_id: UserId,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub favorites_count: i64,
+}
+
+/// The body of a listed article: not read at all, since list items show none
+/// (spec 2.0: `MultipleArticlesResponse` items have no `body`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoBody;
+
+/// An article as a list shows it.
+pub type ListedArticle = Article<NoBody>;
+
+/// What an article's body is worth in a response: its text, or absent.
+pub trait BodyText {
+    fn into_text(self) -> Option<String>;
+}
+
+impl BodyText for String {
+    fn into_text(self) -> Option<String> {
+        Some(self)
+    }
+}
+
+impl BodyText for NoBody {
+    fn into_text(self) -> Option<String> {
+        None
+    }
+}
+
+impl<B> Article<B> {
+    /// The same article with another body (e.g. `NoBody` for a list).
+    pub fn with_body<C>(self, body: C) -> Article<C> {
+        Article {
+            id: self.id,
+            slug: self.slug,
+            title: self.title,
+            description: self.description,
+            body,
+            tags: self.tags,
+            author_id: self.author_id,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            favorites_count: self.favorites_count,
+        }
+    }
 }
 
 /// The fields an update may change; `None` keeps the current value.
@@ -100,9 +169,28 @@ pub struct Page {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArticlePage {
-    pub articles: Vec<Article>,
+    pub articles: Vec<ListedArticle>,
     /// Total matching the filter, regardless of paging.
     pub total: usize,
+    /// The page's articles that the viewer (if any) has favorited.
+    pub favorited: HashSet<ArticleId>,
+}
+
+impl ArticlePage {
+    pub fn empty() -> Self {
+        Self {
+            articles: Vec::new(),
+            total: 0,
+            favorited: HashSet::new(),
+        }
+    }
+}
+
+/// An article and whether its viewer has favorited it (false without a viewer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewedArticle {
+    pub article: Article,
+    pub favorited: bool,
 }
 
 /// Millisecond-precision UTC instant; its string form sorts chronologically.

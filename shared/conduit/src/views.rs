@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::model::{Article, Comment, User};
+use crate::model::{Article, BodyText, Comment, Profile, User};
 
 #[derive(Debug, Serialize)]
 pub struct UserView {
@@ -34,11 +34,11 @@ pub struct ProfileView {
 }
 
 impl ProfileView {
-    pub fn new(user: &User, following: bool) -> Self {
+    pub fn new(profile: &Profile, following: bool) -> Self {
         Self {
-            username: user.username.clone(),
-            bio: user.bio.clone(),
-            image: user.image.clone(),
+            username: profile.username.clone(),
+            bio: profile.bio.clone(),
+            image: profile.image.clone(),
             following,
         }
     }
@@ -62,12 +62,13 @@ pub struct ArticleView {
 }
 
 impl ArticleView {
-    pub fn new(article: Article, with_body: bool, favorited: bool, author: ProfileView) -> Self {
+    /// With the body if the article carries one (lists read none).
+    pub fn new<B: BodyText>(article: Article<B>, favorited: bool, author: ProfileView) -> Self {
         Self {
             slug: article.slug,
             title: article.title,
             description: article.description,
-            body: with_body.then_some(article.body),
+            body: article.body.into_text(),
             tag_list: article.tags,
             created_at: article.created_at.to_rfc3339(),
             updated_at: article.updated_at.to_rfc3339(),

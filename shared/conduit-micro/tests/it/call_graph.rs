@@ -181,7 +181,7 @@ async fn every_endpoint_makes_the_documented_internal_calls() {
             r,
             None,
             &[
-                "articles.articleBySlug",
+                "articles.articleIdBySlug",
                 "profiles.followedAmong",
                 "users.usersByIds",
             ],
@@ -192,7 +192,7 @@ async fn every_endpoint_makes_the_documented_internal_calls() {
             r,
             Some(said),
             &[
-                "articles.articleBySlug",
+                "articles.articleIdBySlug",
                 "profiles.followedAmong",
                 "users.userById",
             ],
@@ -202,7 +202,7 @@ async fn every_endpoint_makes_the_documented_internal_calls() {
             format!("{comments}/{mine}"),
             r,
             None,
-            &["articles.articleBySlug"],
+            &["articles.articleIdBySlug"],
         ),
         step(
             Method::DELETE,

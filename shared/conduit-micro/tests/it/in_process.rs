@@ -132,7 +132,7 @@ mod internal_calls {
         assert_eq!(
             cluster.log.counts(),
             counts(&[
-                ("articles.articleBySlug", 1),
+                ("articles.articleIdBySlug", 1),
                 ("profiles.followedAmong", 1),
                 ("users.userById", 1),
             ])
@@ -171,7 +171,7 @@ mod internal_calls {
         assert_eq!(
             cluster.log.counts(),
             counts(&[
-                ("articles.articleBySlug", 1),
+                ("articles.articleIdBySlug", 1),
                 ("profiles.followedAmong", 1),
                 ("users.usersByIds", 1),
             ])

@@ -7,26 +7,27 @@ use crate::auth::{AuthUser, MaybeAuthUser};
 use crate::error::ApiError;
 use crate::input::{envelope, page, query, Fields};
 use crate::model::{
-    slug_base, Article, ArticleChanges, ArticleFilter, ArticlePage, Timestamp, User, UserId,
+    slug_base, ArticleChanges, ArticleFilter, ArticlePage, Profile, Timestamp, User, UserId,
+    ViewedArticle,
 };
 use crate::resources::Reply;
 use crate::store::NewArticle;
-use crate::views::ArticleView;
 
-async fn find(app: &App, slug: &str) -> Result<Article, ApiError> {
+/// The article, and whether `viewer` favorited it (read with it).
+async fn find(app: &App, slug: &str, viewer: Option<&UserId>) -> Result<ViewedArticle, ApiError> {
     app.articles
-        .by_slug(slug)
+        .by_slug(slug, viewer)
         .await?
         .ok_or(ApiError::NotFound("article"))
 }
 
 /// The article, if `caller` wrote it: 404 before 403.
-async fn find_own(app: &App, slug: &str, caller: &UserId) -> Result<Article, ApiError> {
-    let article = find(app, slug).await?;
-    if &article.author_id != caller {
+async fn find_own(app: &App, slug: &str, caller: &UserId) -> Result<ViewedArticle, ApiError> {
+    let found = find(app, slug, Some(caller)).await?;
+    if &found.article.author_id != caller {
         return Err(ApiError::Forbidden("article"));
     }
-    Ok(article)
+    Ok(found)
 }
 
 /// `known`: users already read for this request (no second lookup of them).
@@ -34,10 +35,10 @@ async fn list_reply(
     app: &App,
     viewer: Option<&UserId>,
     page: ArticlePage,
-    known: &[User],
+    known: &[Profile],
 ) -> Result<Reply, ApiError> {
     let views = app
-        .article_views(viewer, page.articles, false, known)
+        .article_views(viewer, page.articles, &page.favorited, known)
         .await?;
     Ok(Reply::ok(
         json!({ "articles": views, "articlesCount": page.total }),
@@ -66,8 +67,8 @@ pub async fn list(
     let tag = filter_param(params, "tag").map(str::to_owned);
     let id = |u: &Option<User>| u.as_ref().map(|u| u.id.clone());
     let filter = ArticleFilter::of(tag, id(&author), id(&fan));
-    let found = app.articles.list(&filter, page).await?;
-    let known: Vec<User> = author.into_iter().chain(fan).collect();
+    let found = app.articles.list(&filter, page, viewer.id()).await?;
+    let known: Vec<Profile> = author.iter().chain(&fan).map(User::profile).collect();
     list_reply(app, viewer.id(), found, &known).await
 }
 
@@ -101,14 +102,16 @@ pub async fn feed(
     }
     let found = app
         .articles
-        .list(&ArticleFilter::Authors(followees), page)
+        .list(&ArticleFilter::Authors(followees), page, Some(&caller))
         .await?;
     list_reply(app, Some(&caller), found, &[]).await
 }
 
 pub async fn get(app: &App, viewer: MaybeAuthUser, slug: &str) -> Result<Reply, ApiError> {
-    let article = find(app, slug).await?;
-    let view = app.article_view(viewer.id(), article).await?;
+    let found = find(app, slug, viewer.id()).await?;
+    let view = app
+        .article_view(viewer.id(), found.article, found.favorited)
+        .await?;
     Ok(Reply::ok(json!({ "article": view })))
 }
 
@@ -133,7 +136,8 @@ pub async fn create(app: &App, AuthUser(caller): AuthUser, body: &[u8]) -> Resul
         created_at: Timestamp::now(),
     };
     let article = app.articles.create(new).await?;
-    let view = app.article_view(Some(&caller), article).await?;
+    // Nobody has favorited an article that did not exist a moment ago.
+    let view = app.article_view(Some(&caller), article, false).await?;
     Ok(Reply::created(json!({ "article": view })))
 }
 
@@ -152,7 +156,7 @@ pub async fn update(
         tags: f.tag_list("tagList"),
     };
     f.finish()?;
-    let article = find_own(app, slug, &caller).await?;
+    let ViewedArticle { article, favorited } = find_own(app, slug, &caller).await?;
     let article = if changes == ArticleChanges::default() {
         article
     } else {
@@ -164,13 +168,13 @@ pub async fn update(
             .update(&article, changes, Timestamp::now())
             .await?
     };
-    let view = app.article_view(Some(&caller), article).await?;
+    let view = app.article_view(Some(&caller), article, favorited).await?;
     Ok(Reply::ok(json!({ "article": view })))
 }
 
 /// Deletes the article, then its comments (an orphaned comment is unreachable anyway).
 pub async fn delete(app: &App, AuthUser(caller): AuthUser, slug: &str) -> Result<Reply, ApiError> {
-    let article = find_own(app, slug, &caller).await?;
+    let article = find_own(app, slug, &caller).await?.article;
     app.articles.delete(&article).await?;
     app.comments.delete_for_article(&article.id).await?;
     Ok(Reply::no_content())
@@ -182,23 +186,15 @@ pub async fn favorite(
     slug: &str,
     on: bool,
 ) -> Result<Reply, ApiError> {
-    let article = find(app, slug).await?;
+    let article = find(app, slug, None).await?.article;
     let article = if on {
         app.articles.favorite(&article, &caller).await?
     } else {
         app.articles.unfavorite(&article, &caller).await?
     };
     // We know `favorited`; only the author needs a lookup.
-    let authors = app
-        .author_profiles(Some(&caller), std::slice::from_ref(&article.author_id), &[])
-        .await?;
-    let author = authors
-        .get(&article.author_id)
-        .cloned()
-        .ok_or_else(|| ApiError::internal("author missing"))?;
-    Ok(Reply::ok(
-        json!({ "article": ArticleView::new(article, true, on, author) }),
-    ))
+    let view = app.article_view(Some(&caller), article, on).await?;
+    Ok(Reply::ok(json!({ "article": view })))
 }
 
 pub async fn tags(app: &App) -> Result<Reply, ApiError> {

@@ -6,21 +6,22 @@ use crate::app::App;
 use crate::auth::{AuthUser, MaybeAuthUser};
 use crate::error::ApiError;
 use crate::input::{envelope, Fields};
-use crate::model::{Article, Timestamp};
+use crate::model::{ArticleId, Timestamp};
 use crate::resources::Reply;
 use crate::views::CommentView;
 
-async fn article(app: &App, slug: &str) -> Result<Article, ApiError> {
+/// Comments need only the article's id: one read of the slug.
+async fn article(app: &App, slug: &str) -> Result<ArticleId, ApiError> {
     app.articles
-        .by_slug(slug)
+        .id_by_slug(slug)
         .await?
         .ok_or(ApiError::NotFound("article"))
 }
 
 /// Auth optional: `following` of each author depends on the viewer.
 pub async fn list(app: &App, viewer: MaybeAuthUser, slug: &str) -> Result<Reply, ApiError> {
-    let article = article(app, slug).await?;
-    let comments = app.comments.for_article(&article.id).await?;
+    let article_id = article(app, slug).await?;
+    let comments = app.comments.for_article(&article_id).await?;
     let author_ids: Vec<String> = comments.iter().map(|c| c.author_id.clone()).collect();
     let authors = app.author_profiles(viewer.id(), &author_ids, &[]).await?;
     let views = comments
@@ -44,15 +45,13 @@ pub async fn add(app: &App, caller: AuthUser, slug: &str, body: &[u8]) -> Result
     let Some(text) = text else {
         return Err(ApiError::internal("validated fields missing"));
     };
-    let article = article(app, slug).await?;
+    let article_id = article(app, slug).await?;
     let comment = app
         .comments
-        .add(&article.id, &caller.id, &text, Timestamp::now())
+        .add(&article_id, &caller.id, &text, Timestamp::now())
         .await?;
     // Nobody follows themselves through this API's eyes: look it up all the same.
-    let mut profiles = app
-        .profiles(Some(&caller.id), std::slice::from_ref(&caller))
-        .await?;
+    let mut profiles = app.profiles(Some(&caller.id), &[caller.profile()]).await?;
     let author = profiles
         .remove(&caller.id)
         .ok_or_else(|| ApiError::internal("author missing"))?;
@@ -68,16 +67,16 @@ pub async fn delete(
     slug: &str,
     id: &str,
 ) -> Result<Reply, ApiError> {
-    let article = article(app, slug).await?;
+    let article_id = article(app, slug).await?;
     let id: i64 = id.parse().map_err(|_| ApiError::NotFound("comment"))?;
     let comment = app
         .comments
-        .get(&article.id, id)
+        .get(&article_id, id)
         .await?
         .ok_or(ApiError::NotFound("comment"))?;
     if comment.author_id != caller {
         return Err(ApiError::Forbidden("comment"));
     }
-    app.comments.delete(&article.id, id).await?;
+    app.comments.delete(&article_id, id).await?;
     Ok(Reply::no_content())
 }

@@ -17,7 +17,7 @@ async fn find(app: &App, username: &str) -> Result<User, ApiError> {
 }
 
 fn reply(user: &User, following: bool) -> Reply {
-    Reply::ok(json!({ "profile": ProfileView::new(user, following) }))
+    Reply::ok(json!({ "profile": ProfileView::new(&user.profile(), following) }))
 }
 
 pub async fn get(app: &App, viewer: MaybeAuthUser, username: &str) -> Result<Reply, ApiError> {

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::model::{
     email_key, slug_base, slug_fits, Article, ArticleChanges, ArticleFilter, ArticleId,
-    ArticlePage, Comment, Page, Timestamp, User, UserId,
+    ArticlePage, Comment, NoBody, Page, Profile, Timestamp, User, UserId, ViewedArticle,
 };
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -65,9 +65,12 @@ impl UserStore for MemoryUsers {
             .cloned())
     }
 
-    async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<User>> {
+    async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<Profile>> {
         let users = lock(&self.users);
-        Ok(ids.iter().filter_map(|id| users.get(id).cloned()).collect())
+        Ok(ids
+            .iter()
+            .filter_map(|id| users.get(id).map(User::profile))
+            .collect())
     }
 
     async fn update(&self, _old: &User, new: &User) -> StoreResult<()> {
@@ -135,14 +138,16 @@ impl ArticleState {
         slug
     }
 
+    fn favorited(&self, id: &ArticleId, user: &UserId) -> bool {
+        self.favorites.contains(&(id.clone(), user.clone()))
+    }
+
     fn matches(&self, article: &Article, filter: &ArticleFilter) -> bool {
         match filter {
             ArticleFilter::All => true,
             ArticleFilter::Tag(tag) => article.tags.contains(tag),
             ArticleFilter::Author(author) => &article.author_id == author,
-            ArticleFilter::FavoritedBy(user) => {
-                self.favorites.contains(&(article.id.clone(), user.clone()))
-            }
+            ArticleFilter::FavoritedBy(user) => self.favorited(&article.id, user),
             ArticleFilter::Authors(authors) => authors.contains(&article.author_id),
             ArticleFilter::Combined {
                 tag,
@@ -204,13 +209,24 @@ impl ArticleStore for MemoryArticles {
         Ok(article)
     }
 
-    async fn by_slug(&self, slug: &str) -> StoreResult<Option<Article>> {
+    async fn by_slug(
+        &self,
+        slug: &str,
+        viewer: Option<&UserId>,
+    ) -> StoreResult<Option<ViewedArticle>> {
         let state = lock(&self.state);
         Ok(state
             .slugs
             .get(slug)
             .and_then(|id| state.by_id.get(id))
-            .cloned())
+            .map(|article| ViewedArticle {
+                article: article.clone(),
+                favorited: viewer.is_some_and(|v| state.favorited(&article.id, v)),
+            }))
+    }
+
+    async fn id_by_slug(&self, slug: &str) -> StoreResult<Option<ArticleId>> {
+        Ok(lock(&self.state).slugs.get(slug).cloned())
     }
 
     async fn update(
@@ -249,7 +265,12 @@ impl ArticleStore for MemoryArticles {
         Ok(())
     }
 
-    async fn list(&self, filter: &ArticleFilter, page: Page) -> StoreResult<ArticlePage> {
+    async fn list(
+        &self,
+        filter: &ArticleFilter,
+        page: Page,
+        viewer: Option<&UserId>,
+    ) -> StoreResult<ArticlePage> {
         let state = lock(&self.state);
         let mut matching: Vec<&Article> = state
             .by_id
@@ -257,14 +278,22 @@ impl ArticleStore for MemoryArticles {
             .filter(|a| state.matches(a, filter))
             .collect();
         matching.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+        let total = matching.len();
+        let articles: Vec<_> = matching
+            .into_iter()
+            .skip(page.offset)
+            .take(page.limit)
+            .map(|a| a.clone().with_body(NoBody))
+            .collect();
+        let favorited = articles
+            .iter()
+            .filter(|a| viewer.is_some_and(|v| state.favorited(&a.id, v)))
+            .map(|a| a.id.clone())
+            .collect();
         Ok(ArticlePage {
-            total: matching.len(),
-            articles: matching
-                .into_iter()
-                .skip(page.offset)
-                .take(page.limit)
-                .cloned()
-                .collect(),
+            articles,
+            total,
+            favorited,
         })
     }
 
@@ -274,19 +303,6 @@ impl ArticleStore for MemoryArticles {
 
     async fn unfavorite(&self, article: &Article, user: &UserId) -> StoreResult<Article> {
         lock(&self.state).set_favorite(&article.id, user, false)
-    }
-
-    async fn favorited_among(
-        &self,
-        viewer: &UserId,
-        articles: &[ArticleId],
-    ) -> StoreResult<HashSet<ArticleId>> {
-        let state = lock(&self.state);
-        Ok(articles
-            .iter()
-            .filter(|id| state.favorites.contains(&((*id).clone(), viewer.clone())))
-            .cloned()
-            .collect())
     }
 
     async fn tags(&self) -> StoreResult<Vec<String>> {

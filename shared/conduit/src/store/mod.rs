@@ -7,8 +7,8 @@ use std::collections::HashSet;
 use async_trait::async_trait;
 
 use crate::model::{
-    Article, ArticleChanges, ArticleFilter, ArticleId, ArticlePage, Comment, Page, Timestamp, User,
-    UserId,
+    Article, ArticleChanges, ArticleFilter, ArticleId, ArticlePage, Comment, Page, Profile,
+    Timestamp, User, UserId, ViewedArticle,
 };
 
 pub mod dynamo;
@@ -41,8 +41,8 @@ pub trait UserStore: Send + Sync {
     async fn by_id(&self, id: &UserId) -> StoreResult<Option<User>>;
     async fn by_username(&self, username: &str) -> StoreResult<Option<User>>;
     async fn by_email(&self, email: &str) -> StoreResult<Option<User>>;
-    /// The users that exist among `ids`, in no particular order.
-    async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<User>>;
+    /// The profiles of the users that exist among `ids`, in no particular order.
+    async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<Profile>>;
     /// Replaces `old` by `new` (same id), moving the uniqueness claims if needed.
     async fn update(&self, old: &User, new: &User) -> StoreResult<()>;
 }
@@ -80,7 +80,14 @@ pub struct NewArticle {
 pub trait ArticleStore: Send + Sync {
     /// Stores the article under `slug_base`, or `slug_base-<suffix>` if taken.
     async fn create(&self, new: NewArticle) -> StoreResult<Article>;
-    async fn by_slug(&self, slug: &str) -> StoreResult<Option<Article>>;
+    /// The article with this slug, read together with whether `viewer` favorited it.
+    async fn by_slug(
+        &self,
+        slug: &str,
+        viewer: Option<&UserId>,
+    ) -> StoreResult<Option<ViewedArticle>>;
+    /// The id of the article with this slug: one read, for routes that need no more.
+    async fn id_by_slug(&self, slug: &str) -> StoreResult<Option<ArticleId>>;
     /// Applies `changes` (a new title gets a new unique slug); `NotFound` if deleted meanwhile.
     async fn update(
         &self,
@@ -89,17 +96,17 @@ pub trait ArticleStore: Send + Sync {
         now: Timestamp,
     ) -> StoreResult<Article>;
     async fn delete(&self, article: &Article) -> StoreResult<()>;
-    async fn list(&self, filter: &ArticleFilter, page: Page) -> StoreResult<ArticlePage>;
+    /// One page, with `viewer`'s favorites among it read in the same batch.
+    async fn list(
+        &self,
+        filter: &ArticleFilter,
+        page: Page,
+        viewer: Option<&UserId>,
+    ) -> StoreResult<ArticlePage>;
     /// Idempotent; returns the article with its current count.
     async fn favorite(&self, article: &Article, user: &UserId) -> StoreResult<Article>;
     /// Idempotent; returns the article with its current count.
     async fn unfavorite(&self, article: &Article, user: &UserId) -> StoreResult<Article>;
-    /// The subset of `articles` that `viewer` has favorited.
-    async fn favorited_among(
-        &self,
-        viewer: &UserId,
-        articles: &[ArticleId],
-    ) -> StoreResult<HashSet<ArticleId>>;
     /// Tags used by at least one article, most used first.
     async fn tags(&self) -> StoreResult<Vec<String>>;
 }

@@ -89,6 +89,7 @@ macro_rules! all_cases {
                    delete_article_is_204_and_then_404,
                    favorite_and_unfavorite_update_count_idempotently,
                    favorite_requires_auth_and_existing_article,
+                   lists_feed_and_updates_show_what_the_viewer_favorited,
                    comments_can_be_added_listed_and_deleted_by_their_author,
                    comment_errors_follow_the_spec,
                    tags_lists_each_used_tag_once,
@@ -401,7 +402,14 @@ async fn default_seed_loads_in_seconds_not_minutes() {
 async fn stale_article(c: &Client) -> conduit::model::Article {
     let jake = c.register("jake").await;
     let slug = c.article(&jake, "Tagged", &["a", "b"]).await;
-    let stale = c.app.articles.by_slug(&slug).await.unwrap().unwrap();
+    let stale = c
+        .app
+        .articles
+        .by_slug(&slug, None)
+        .await
+        .unwrap()
+        .unwrap()
+        .article;
     tokio::time::sleep(std::time::Duration::from_millis(2)).await;
     let path = format!("/api/articles/{slug}");
     let (status, _) = c

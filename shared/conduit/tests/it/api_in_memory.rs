@@ -20,7 +20,7 @@ mod failures {
     use std::sync::Arc;
 
     use async_trait::async_trait;
-    use conduit::model::{User, UserId};
+    use conduit::model::{Profile, User, UserId};
     use conduit::store::{StoreError, StoreResult, UserStore};
     use conduit::App;
     use http::Method;
@@ -51,7 +51,7 @@ mod failures {
         async fn by_email(&self, _: &str) -> StoreResult<Option<User>> {
             down()
         }
-        async fn users_by_ids(&self, _: &[UserId]) -> StoreResult<Vec<User>> {
+        async fn users_by_ids(&self, _: &[UserId]) -> StoreResult<Vec<Profile>> {
             down()
         }
         async fn update(&self, _: &User, _: &User) -> StoreResult<()> {
@@ -89,7 +89,7 @@ mod call_counts {
     use std::sync::Arc;
 
     use async_trait::async_trait;
-    use conduit::model::{User, UserId};
+    use conduit::model::{Profile, User, UserId};
     use conduit::store::memory::MemoryUsers;
     use conduit::store::{StoreResult, UserStore};
     use conduit::App;
@@ -117,7 +117,7 @@ mod call_counts {
         async fn by_email(&self, email: &str) -> StoreResult<Option<User>> {
             self.inner.by_email(email).await
         }
-        async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<User>> {
+        async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<Profile>> {
             self.batch_calls.fetch_add(1, Ordering::SeqCst);
             self.inner.users_by_ids(ids).await
         }

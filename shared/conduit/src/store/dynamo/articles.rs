@@ -8,8 +8,6 @@
 //! Entries and counters change in the same transaction as the article, so consistent
 //! Queries see a write at once (a GSI would lag).
 
-use std::collections::HashSet;
-
 use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
 
@@ -19,7 +17,7 @@ use super::items::{
 };
 use crate::model::{
     slug_base, slug_fits, Article, ArticleChanges, ArticleFilter, ArticleId, ArticlePage, Page,
-    Timestamp, UserId,
+    Timestamp, UserId, ViewedArticle,
 };
 use crate::store::{slug_suffix, ArticleStore, NewArticle, StoreError, StoreResult};
 
@@ -338,11 +336,41 @@ impl ArticleStore for DynamoArticles {
         Err(StoreError::backend("no free slug found"))
     }
 
-    async fn by_slug(&self, slug: &str) -> StoreResult<Option<Article>> {
-        let Some(guard) = self.get(slug_key(slug)).await? else {
+    /// The slug guard, then the article and the viewer's favorite marker in one
+    /// BatchGetItem (a guard exists exactly as long as its article: same transactions).
+    async fn by_slug(
+        &self,
+        slug: &str,
+        viewer: Option<&UserId>,
+    ) -> StoreResult<Option<ViewedArticle>> {
+        let Some(id) = self.id_by_slug(slug).await? else {
             return Ok(None);
         };
-        self.by_id(&get_s(&guard, "articleId")?).await
+        let Some(viewer) = viewer else {
+            let found = self.by_id(&id).await?;
+            return Ok(found.map(|article| ViewedArticle {
+                article,
+                favorited: false,
+            }));
+        };
+        let keys = vec![article_key(&id), favorite_key(&id, viewer)];
+        let mut article = None;
+        let mut favorited = false;
+        for item in batch_get(&self.client, &self.table, keys, &[]).await? {
+            if get_s(&item, "sk")? == "ARTICLE" {
+                article = Some(from_item(&item)?);
+            } else {
+                favorited = true;
+            }
+        }
+        Ok(article.map(|article| ViewedArticle { article, favorited }))
+    }
+
+    async fn id_by_slug(&self, slug: &str) -> StoreResult<Option<ArticleId>> {
+        self.get(slug_key(slug))
+            .await?
+            .map(|guard| get_s(&guard, "articleId"))
+            .transpose()
     }
 
     /// Optimistic: the write is conditional on the version read (`updatedAt`), so tag
@@ -385,8 +413,14 @@ impl ArticleStore for DynamoArticles {
         ))
     }
 
-    async fn list(&self, filter: &ArticleFilter, page: Page) -> StoreResult<ArticlePage> {
-        listing::list(&self.client, &self.table, filter, page).await
+    async fn list(
+        &self,
+        filter: &ArticleFilter,
+        page: Page,
+        viewer: Option<&UserId>,
+    ) -> StoreResult<ArticlePage> {
+        let viewer = viewer.map(String::as_str);
+        listing::list(&self.client, &self.table, filter, page, viewer).await
     }
 
     async fn favorite(&self, article: &Article, user: &UserId) -> StoreResult<Article> {
@@ -395,30 +429,6 @@ impl ArticleStore for DynamoArticles {
 
     async fn unfavorite(&self, article: &Article, user: &UserId) -> StoreResult<Article> {
         self.set_favorite(article, user, false).await
-    }
-
-    async fn favorited_among(
-        &self,
-        viewer: &UserId,
-        articles: &[ArticleId],
-    ) -> StoreResult<HashSet<ArticleId>> {
-        let mut unique: Vec<&ArticleId> = articles.iter().collect();
-        unique.sort();
-        unique.dedup();
-        let keys = unique
-            .into_iter()
-            .map(|id| favorite_key(id, viewer))
-            .collect();
-        let items = batch_get(&self.client, &self.table, keys, &["pk"]).await?;
-        Ok(items
-            .iter()
-            .filter_map(|i| {
-                get_s(i, "pk")
-                    .ok()?
-                    .strip_prefix("ARTICLE#")
-                    .map(str::to_owned)
-            })
-            .collect())
     }
 
     async fn tags(&self) -> StoreResult<Vec<String>> {

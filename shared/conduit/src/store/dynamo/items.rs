@@ -52,6 +52,21 @@ pub fn get_s(item: &Item, name: &str) -> StoreResult<String> {
         .ok_or_else(|| malformed(name))
 }
 
+/// Like `get_s`, moving the string out of the item instead of copying it.
+pub fn take_s(item: &mut Item, name: &str) -> StoreResult<String> {
+    match item.remove(name) {
+        Some(AttributeValue::S(value)) => Ok(value),
+        _ => Err(malformed(name)),
+    }
+}
+
+pub fn take_opt_s(item: &mut Item, name: &str) -> Option<String> {
+    match item.remove(name) {
+        Some(AttributeValue::S(value)) => Some(value),
+        _ => None,
+    }
+}
+
 pub fn get_opt_s(item: &Item, name: &str) -> Option<String> {
     item.get(name).and_then(|v| v.as_s().ok()).cloned()
 }
@@ -111,11 +126,12 @@ pub async fn batch_get(
                 .send()
                 .await
                 .map_err(backend)?;
-            if let Some(items) = out.responses().and_then(|r| r.get(table)) {
-                found.extend(items.iter().cloned());
+            // Owned, not cloned: the items are the request's largest allocation.
+            if let Some(items) = out.responses.and_then(|mut r| r.remove(table)) {
+                found.extend(items);
             }
-            if let Some(left) = out.unprocessed_keys().and_then(|u| u.get(table)) {
-                pending = left.keys().to_vec();
+            if let Some(left) = out.unprocessed_keys.and_then(|mut u| u.remove(table)) {
+                pending = left.keys;
             }
         }
     }
@@ -216,10 +232,10 @@ pub async fn query(client: &Client, spec: QuerySpec<'_>) -> StoreResult<Vec<Item
             req = req.limit(i32::try_from(missing).unwrap_or(i32::MAX));
         }
         let out = req.send().await.map_err(backend)?;
-        items.extend(out.items().iter().cloned());
+        items.extend(out.items.unwrap_or_default());
         let enough = spec.want.is_some_and(|w| items.len() >= w);
-        match out.last_evaluated_key() {
-            Some(last) if !enough => start = Some(last.clone()),
+        match out.last_evaluated_key {
+            Some(last) if !enough => start = Some(last),
             _ => break,
         }
     }

@@ -5,10 +5,10 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
 
 use super::items::{
-    backend, batch_get, delete, get_opt_s, get_s, hit, key, put, put_opt_s, put_when, s, transact,
-    Item, TxOutcome,
+    backend, batch_get, delete, get_opt_s, get_s, hit, key, put, put_opt_s, put_when, s,
+    take_opt_s, take_s, transact, Item, TxOutcome,
 };
-use crate::model::{email_key, User, UserId};
+use crate::model::{email_key, Profile, User, UserId};
 use crate::store::{StoreError, StoreResult, UserStore};
 
 const NOT_EXISTS: &str = "attribute_not_exists(#pk)";
@@ -54,6 +54,9 @@ fn from_item(item: &Item) -> StoreResult<User> {
         image: get_opt_s(item, "image"),
     })
 }
+
+/// The attributes of a [`Profile`].
+const PROFILE: &[&str] = &["id", "username", "bio", "image"];
 
 fn guard(pk: String, id: &str) -> Item {
     key(&[("pk", s(pk)), ("userId", s(id))])
@@ -139,7 +142,8 @@ impl UserStore for DynamoUsers {
         self.by_guard(email_pk(email)).await
     }
 
-    async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<User>> {
+    /// Reads only the profile's attributes (not the email, not the password hash).
+    async fn users_by_ids(&self, ids: &[UserId]) -> StoreResult<Vec<Profile>> {
         let mut unique: Vec<&UserId> = ids.iter().collect();
         unique.sort();
         unique.dedup();
@@ -147,8 +151,18 @@ impl UserStore for DynamoUsers {
             .into_iter()
             .map(|id| key(&[("pk", s(user_pk(id)))]))
             .collect();
-        let items = batch_get(&self.client, &self.table, keys, &[]).await?;
-        items.iter().map(from_item).collect()
+        let items = batch_get(&self.client, &self.table, keys, PROFILE).await?;
+        items
+            .into_iter()
+            .map(|mut item| {
+                Ok(Profile {
+                    id: take_s(&mut item, "id")?,
+                    username: take_s(&mut item, "username")?,
+                    bio: take_opt_s(&mut item, "bio"),
+                    image: take_opt_s(&mut item, "image"),
+                })
+            })
+            .collect()
     }
 
     /// One transaction: the user item, plus the guards that move when the username

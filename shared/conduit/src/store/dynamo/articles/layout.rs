@@ -3,7 +3,7 @@
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
 
 use super::super::items::{counter, delete, get_list_s, get_n, get_s, key, n, put, s, Item};
-use crate::model::{Article, Timestamp};
+use crate::model::{Article, ListedArticle, NoBody, Timestamp};
 use crate::store::StoreResult;
 
 pub(super) fn article_pk(id: &str) -> String {
@@ -28,6 +28,13 @@ pub(super) fn favorite_key(article: &str, user: &str) -> Item {
 /// Sort key of listing entries: zero-padded millis, so text order is time order.
 pub(super) fn entry_sk(created: Timestamp, id: &str) -> String {
     format!("{:013}#{id}", created.millis())
+}
+
+/// The article id at the end of an entry's sort key.
+pub(super) fn entry_article(sk: &str) -> Option<&str> {
+    sk.split_once('#')
+        .map(|(_, id)| id)
+        .filter(|id| !id.is_empty())
 }
 
 pub(super) fn entry(list: &str, created: Timestamp, id: &str) -> Item {
@@ -77,12 +84,34 @@ pub(super) fn tags_value(tags: &[String]) -> AttributeValue {
 }
 
 pub(super) fn from_item(item: &Item) -> StoreResult<Article> {
+    read(item, get_s(item, "body")?)
+}
+
+/// The attributes a listed article needs: all but `body` (1-2 KB a page item
+/// would carry for nothing), read with [`listed_from_item`].
+pub(super) const LISTED: &[&str] = &[
+    "id",
+    "slug",
+    "title",
+    "description",
+    "tags",
+    "authorId",
+    "createdAt",
+    "updatedAt",
+    "favoritesCount",
+];
+
+pub(super) fn listed_from_item(item: &Item) -> StoreResult<ListedArticle> {
+    read(item, NoBody)
+}
+
+fn read<B>(item: &Item, body: B) -> StoreResult<Article<B>> {
     Ok(Article {
         id: get_s(item, "id")?,
         slug: get_s(item, "slug")?,
         title: get_s(item, "title")?,
         description: get_s(item, "description")?,
-        body: get_s(item, "body")?,
+        body,
         tags: get_list_s(item, "tags"),
         author_id: get_s(item, "authorId")?,
         created_at: Timestamp(get_n(item, "createdAt")?),
@@ -117,6 +146,11 @@ pub(in crate::store::dynamo) fn items_for_favorite(a: &Article, user: &str) -> V
     ]
 }
 
+/// The key of a counter: `ALL`, `TAG#t`, `AUTHOR#u` or `FAV#u`.
+pub(super) fn counter_key(name: &str) -> Item {
+    key(&[("pk", s("COUNT")), ("sk", s(name))])
+}
+
 /// A counter with its final value: `ALL`, `TAG#t`, `AUTHOR#u` or `FAV#u`.
 pub(in crate::store::dynamo) fn counter_item(name: &str, value: i64) -> Item {
     key(&[("pk", s("COUNT")), ("sk", s(name)), ("n", n(value))])
@@ -139,4 +173,18 @@ pub(super) fn tag_actions(
         actions.push(counter(t, "COUNT", &format!("TAG#{tag}"), delta)?);
     }
     Ok(actions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_sort_key_names_its_article() {
+        let sk = entry_sk(Timestamp(1_700_000_000_000), "seed-article-7");
+        assert_eq!(sk, "1700000000000#seed-article-7");
+        assert_eq!(entry_article(&sk), Some("seed-article-7"));
+        assert_eq!(entry_article("1700000000000#"), None);
+        assert_eq!(entry_article("1700000000000"), None);
+    }
 }

@@ -1,16 +1,19 @@
 //! Listing queries: one backwards Query on a listing partition (or one per followed
-//! author for the feed, merged), a counter read for the total, then one
-//! BatchGetItem for the page's articles.
+//! author for the feed, merged), then one BatchGetItem for the page's articles,
+//! the counter that gives the total and the viewer's favorite markers.
 
 use std::collections::{HashMap, HashSet};
 
 use aws_sdk_dynamodb::Client;
 use futures::{stream, StreamExt, TryStreamExt};
 
-use super::super::items::{batch_get, get_n, get_s, key, n, query, s, Item, QuerySpec};
-use super::layout::{article_key, author_list, fav_list, favorite_key, from_item, tag_list};
-use crate::model::{Article, ArticleFilter, ArticlePage, Page, UserId};
-use crate::store::StoreResult;
+use super::super::items::{batch_get, get_n, get_s, n, query, s, take_s, Item, QuerySpec};
+use super::layout::{
+    article_key, author_list, counter_key, entry_article, fav_list, favorite_key, listed_from_item,
+    tag_list, LISTED,
+};
+use crate::model::{ArticleFilter, ArticleId, ArticlePage, ListedArticle, Page, UserId};
+use crate::store::{StoreError, StoreResult};
 
 /// Followed authors queried at once for the feed.
 const FEED_PARALLELISM: usize = 16;
@@ -21,7 +24,8 @@ struct Entry {
     article_id: String,
 }
 
-/// The newest `want` entries of one listing partition.
+/// The newest `want` entries of one listing partition. Only the sort key is
+/// read (it ends with the article id): a page at offset 200 reads 220 entries.
 async fn entries(client: &Client, table: &str, list: &str, want: usize) -> StoreResult<Vec<Entry>> {
     let items = query(
         client,
@@ -31,19 +35,22 @@ async fn entries(client: &Client, table: &str, list: &str, want: usize) -> Store
             names: &[("#pk", "pk")],
             values: vec![(":pk", s(list))],
             filter: None,
-            projection: &["sk", "articleId"],
+            projection: &["sk"],
             newest_first: true,
             want: Some(want),
         },
     )
     .await?;
     items
-        .iter()
-        .map(|i| {
-            Ok(Entry {
-                sk: get_s(i, "sk")?,
-                article_id: get_s(i, "articleId")?,
-            })
+        .into_iter()
+        .map(|mut i| {
+            let sk = take_s(&mut i, "sk")?;
+            let article_id = entry_article(&sk)
+                .ok_or_else(|| {
+                    StoreError::backend(format!("listing entry {sk:?} names no article"))
+                })?
+                .to_owned();
+            Ok(Entry { sk, article_id })
         })
         .collect()
 }
@@ -54,10 +61,7 @@ async fn counter_values(
     table: &str,
     names: &[String],
 ) -> StoreResult<HashMap<String, i64>> {
-    let keys = names
-        .iter()
-        .map(|sk| key(&[("pk", s("COUNT")), ("sk", s(sk))]))
-        .collect();
+    let keys = names.iter().map(|name| counter_key(name)).collect();
     let items = batch_get(client, table, keys, &["sk", "n"]).await?;
     items
         .iter()
@@ -65,27 +69,35 @@ async fn counter_values(
         .collect()
 }
 
-/// Sum of the named counters.
-async fn counters(client: &Client, table: &str, names: &[String]) -> StoreResult<i64> {
-    Ok(counter_values(client, table, names).await?.values().sum())
-}
-
 pub async fn list(
     client: &Client,
     table: &str,
     filter: &ArticleFilter,
     page: Page,
+    viewer: Option<&str>,
 ) -> StoreResult<ArticlePage> {
     let want = page.offset.saturating_add(page.limit);
-    let (entries, total) = match filter {
-        ArticleFilter::Authors(authors) => feed_entries(client, table, authors, want).await?,
-        ArticleFilter::All => single(client, table, "LIST#ALL".into(), "ALL".into(), want).await?,
-        ArticleFilter::Tag(tag) => {
-            single(client, table, tag_list(tag), format!("TAG#{tag}"), want).await?
-        }
-        ArticleFilter::Author(a) => {
-            single(client, table, author_list(a), format!("AUTHOR#{a}"), want).await?
-        }
+    let (entries, counters) = match filter {
+        ArticleFilter::Authors(authors) => (
+            feed_entries(client, table, authors, want).await?,
+            authors.iter().map(|a| format!("AUTHOR#{a}")).collect(),
+        ),
+        ArticleFilter::All => (
+            entries(client, table, "LIST#ALL", want).await?,
+            vec!["ALL".to_owned()],
+        ),
+        ArticleFilter::Tag(tag) => (
+            entries(client, table, &tag_list(tag), want).await?,
+            vec![format!("TAG#{tag}")],
+        ),
+        ArticleFilter::Author(a) => (
+            entries(client, table, &author_list(a), want).await?,
+            vec![format!("AUTHOR#{a}")],
+        ),
+        ArticleFilter::FavoritedBy(u) => (
+            entries(client, table, &fav_list(u), want).await?,
+            vec![format!("FAV#{u}")],
+        ),
         ArticleFilter::Combined {
             tag,
             author,
@@ -96,10 +108,7 @@ pub async fn list(
                 author: author.as_deref(),
                 fan: favorited_by.as_deref(),
             };
-            return combined(client, table, filters, page).await;
-        }
-        ArticleFilter::FavoritedBy(u) => {
-            single(client, table, fav_list(u), format!("FAV#{u}"), want).await?
+            return combined(client, table, filters, page, viewer).await;
         }
     };
     let page_ids: Vec<String> = entries
@@ -107,26 +116,13 @@ pub async fn list(
         .skip(page.offset)
         .map(|e| e.article_id)
         .collect();
-    let articles = hydrate(client, table, &page_ids).await?;
+    let fetched = fetch(client, table, &page_ids, &counters, viewer).await?;
+    let total: i64 = fetched.counters.values().sum();
     Ok(ArticlePage {
-        articles,
+        articles: fetched.articles,
         total: usize::try_from(total.max(0)).unwrap_or_default(),
+        favorited: fetched.favorited,
     })
-}
-
-/// One listing partition and its counter, read in parallel.
-async fn single(
-    client: &Client,
-    table: &str,
-    list: String,
-    count: String,
-    want: usize,
-) -> StoreResult<(Vec<Entry>, i64)> {
-    let count = [count];
-    futures::try_join!(
-        entries(client, table, &list, want),
-        counters(client, table, &count)
-    )
 }
 
 /// Feed: the newest `want` of each followed author, merged newest first.
@@ -135,18 +131,69 @@ async fn feed_entries(
     table: &str,
     authors: &[UserId],
     want: usize,
-) -> StoreResult<(Vec<Entry>, i64)> {
-    let count_names: Vec<String> = authors.iter().map(|a| format!("AUTHOR#{a}")).collect();
+) -> StoreResult<Vec<Entry>> {
     let lists: Vec<String> = authors.iter().map(|a| author_list(a)).collect();
-    let per_author = stream::iter(lists)
+    let mut merged: Vec<Entry> = stream::iter(lists)
         .map(|list| async move { entries(client, table, &list, want).await })
         .buffer_unordered(FEED_PARALLELISM)
-        .try_concat();
-    let (mut merged, total) =
-        futures::try_join!(per_author, counters(client, table, &count_names))?;
+        .try_concat()
+        .await?;
     merged.sort_by(|a, b| b.sk.cmp(&a.sk));
     merged.truncate(want);
-    Ok((merged, total))
+    Ok(merged)
+}
+
+/// What one BatchGetItem brings back for a page.
+#[derive(Default)]
+struct Fetched {
+    /// Listed articles in the order asked; those that vanished are skipped.
+    articles: Vec<ListedArticle>,
+    /// Counter values by name; a missing counter is absent (zero).
+    counters: HashMap<String, i64>,
+    /// The articles the viewer has favorited.
+    favorited: HashSet<ArticleId>,
+}
+
+/// The page's articles (no body), the named counters and the viewer's favorite
+/// markers of those articles: all in the articles table, so one BatchGetItem
+/// (one round trip where there were three).
+async fn fetch(
+    client: &Client,
+    table: &str,
+    ids: &[String],
+    counters: &[String],
+    viewer: Option<&str>,
+) -> StoreResult<Fetched> {
+    let mut keys: Vec<Item> = ids.iter().map(|id| article_key(id)).collect();
+    if let Some(viewer) = viewer {
+        keys.extend(ids.iter().map(|id| favorite_key(id, viewer)));
+    }
+    keys.extend(counters.iter().map(|name| counter_key(name)));
+    let mut fetched = Fetched::default();
+    if keys.is_empty() {
+        return Ok(fetched);
+    }
+    // Keys and a counter's value, beside what a listed article needs.
+    let projection: Vec<&str> = ["pk", "sk", "n"]
+        .into_iter()
+        .chain(LISTED.iter().copied())
+        .collect();
+    let mut by_id: HashMap<String, ListedArticle> = HashMap::with_capacity(ids.len());
+    for mut item in batch_get(client, table, keys, &projection).await? {
+        let pk = take_s(&mut item, "pk")?;
+        let sk = take_s(&mut item, "sk")?;
+        if pk == "COUNT" {
+            fetched.counters.insert(sk, get_n(&item, "n")?);
+        } else if sk == "ARTICLE" {
+            let article = listed_from_item(&item)?;
+            by_id.insert(article.id.clone(), article);
+        } else if let Some(id) = pk.strip_prefix("ARTICLE#") {
+            // The only other keys asked for are the viewer's favorite markers.
+            fetched.favorited.insert(id.to_owned());
+        }
+    }
+    fetched.articles = ids.iter().filter_map(|id| by_id.remove(id)).collect();
+    Ok(fetched)
 }
 
 #[derive(Clone, Copy)]
@@ -164,6 +211,7 @@ async fn combined(
     table: &str,
     f: Combined<'_>,
     page: Page,
+    viewer: Option<&str>,
 ) -> StoreResult<ArticlePage> {
     let mut sources: Vec<(String, String)> = Vec::new();
     if let Some(t) = f.tag {
@@ -181,17 +229,18 @@ async fn combined(
         .iter()
         .min_by_key(|(_, c)| sizes.get(c).copied().unwrap_or(0))
     else {
-        return Ok(ArticlePage {
-            articles: Vec::new(),
-            total: 0,
-        });
+        return Ok(ArticlePage::empty());
     };
     let ids: Vec<String> = entries(client, table, list, usize::MAX)
         .await?
         .into_iter()
         .map(|e| e.article_id)
         .collect();
-    let articles = hydrate(client, table, &ids).await?;
+    let Fetched {
+        articles,
+        favorited: mut viewer_favorites,
+        ..
+    } = fetch(client, table, &ids, &[], viewer).await?;
     let favorited: Option<HashSet<String>> = match f.fan {
         Some(user) => {
             let keys = ids.iter().map(|id| favorite_key(id, user)).collect();
@@ -210,40 +259,24 @@ async fn combined(
         }
         None => None,
     };
-    let matching: Vec<Article> = articles
+    let matching: Vec<ListedArticle> = articles
         .into_iter()
         .filter(|a| f.tag.is_none_or(|t| a.tags.iter().any(|x| x == t)))
         .filter(|a| f.author.is_none_or(|x| a.author_id == x))
         .filter(|a| favorited.as_ref().is_none_or(|set| set.contains(&a.id)))
         .collect();
     let total = matching.len();
-    let articles = matching
+    let articles: Vec<ListedArticle> = matching
         .into_iter()
         .skip(page.offset)
         .take(page.limit)
         .collect();
-    Ok(ArticlePage { articles, total })
-}
-
-/// Articles by id in the given order; ids whose article vanished are skipped.
-async fn hydrate(
-    client: &Client,
-    table: &str,
-    ids: &[String],
-) -> StoreResult<Vec<crate::model::Article>> {
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let keys = ids.iter().map(|id| article_key(id)).collect();
-    let items = batch_get(client, table, keys, &[]).await?;
-    let mut by_id: HashMap<String, Item> = HashMap::new();
-    for item in items {
-        by_id.insert(get_s(&item, "id")?, item);
-    }
-    ids.iter()
-        .filter_map(|id| by_id.remove(id))
-        .map(|item| from_item(&item))
-        .collect()
+    viewer_favorites.retain(|id| articles.iter().any(|a| &a.id == id));
+    Ok(ArticlePage {
+        articles,
+        total,
+        favorited: viewer_favorites,
+    })
 }
 
 /// Tags with a positive counter, most used first: one Query on the counter partition.

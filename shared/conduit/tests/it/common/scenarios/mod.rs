@@ -69,6 +69,7 @@ macro_rules! all_scenarios {
             delete_article_is_204_and_then_404,
             favorite_and_unfavorite_update_count_idempotently,
             favorite_requires_auth_and_existing_article,
+            lists_feed_and_updates_show_what_the_viewer_favorited,
             comments_can_be_added_listed_and_deleted_by_their_author,
             comment_errors_follow_the_spec,
             tags_lists_each_used_tag_once,
