@@ -4,12 +4,14 @@ GAP seconds after each answer, for each GAP; the CPU and DynamoDB calls are the
 local cloud's own metering (/_localcloud/metrics, the figure the bench bills),
 read before and after each (path, gap) and divided by N.
 
-    python3 scripts/cpu-after-idle.py ENDPOINTS_JSON API N GAPS PATH...
+    python3 scripts/cpu-after-idle.py [--anonymous] ENDPOINTS_JSON API N GAPS PATH...
 
 e.g. `python3 scripts/cpu-after-idle.py ep.json ConduitApi 150 0,0.003,0.02,0.2
 /api/tags /api/profiles/user3`. The requests are signed in as `user7` of the
-data `conduit-seed` writes (run it on the API's tables first). docs/benchmarks.md
-("CPU per request after idle time") shows a run.
+data `conduit-seed` writes (run it on the API's tables first), or with
+`--anonymous` not signed in at all (any API, e.g. the no-op functions of
+infra/localcloud/tests/fixtures/noop-app.yaml). docs/benchmarks.md ("CPU per
+request after idle time", "The floor of an invocation") shows runs.
 """
 import http.client
 import json
@@ -23,12 +25,16 @@ WARM_UP = 3
 
 
 def main():
-    if len(sys.argv) < 6:
+    args = sys.argv[1:]
+    anonymous = bool(args) and args[0] == "--anonymous"
+    if anonymous:
+        args = args[1:]
+    if len(args) < 5:
         sys.exit(__doc__)
-    endpoints = json.load(open(sys.argv[1]))
-    api, count = sys.argv[2], int(sys.argv[3])
-    gaps = [float(g) for g in sys.argv[4].split(",")]
-    paths = sys.argv[5:]
+    endpoints = json.load(open(args[0]))
+    api, count = args[1], int(args[2])
+    gaps = [float(g) for g in args[3].split(",")]
+    paths = args[4:]
     edge = endpoints["endpoint"]
     hostport = endpoints["apis"][api].removeprefix("http://").split("/")[0]
     host, port = hostport.split(":")
@@ -49,11 +55,7 @@ def main():
         calls = sum(sum(t["requests"].values()) for t in doc["dynamodb"]["tables"].values())
         return sum(f["cpu_ms"] for f in functions), calls
 
-    status, body = call("POST", "/api/users/login",
-                        {"user": {"email": SEEDED_EMAIL, "password": SEEDED_PASSWORD}})
-    if status != 200:
-        sys.exit(f"login as {SEEDED_EMAIL}: {status} {body[:200]!r} (seed the tables with conduit-seed)")
-    token = json.loads(body)["user"]["token"]
+    token = None if anonymous else login(call)
 
     print(f"{'path':45} " + " ".join(f"{'gap ' + str(g) + ' s':>12}" for g in gaps))
     for path in paths:
@@ -72,6 +74,14 @@ def main():
             row.append(f"{(cpu_after - cpu_before) / count:.2f} ms/{(calls_after - calls_before) / count:.0f}")
         print(f"{path:45} " + " ".join(f"{cell:>12}" for cell in row))
     print("(each cell: function CPU per request / DynamoDB calls per request)")
+
+
+def login(call):
+    status, body = call("POST", "/api/users/login",
+                        {"user": {"email": SEEDED_EMAIL, "password": SEEDED_PASSWORD}})
+    if status != 200:
+        sys.exit(f"login as {SEEDED_EMAIL}: {status} {body[:200]!r} (seed the tables with conduit-seed)")
+    return json.loads(body)["user"]["token"]
 
 
 if __name__ == "__main__":
