@@ -126,6 +126,15 @@ pub struct FunctionFigures {
     pub log_bytes: f64,
 }
 
+impl FunctionFigures {
+    /// CPU spent on its Argon2id thread (`conduit::passwords`), if it had one.
+    pub fn argon2_cpu_ms(&self) -> Option<f64> {
+        self.thread_cpu_ms
+            .get(conduit::passwords::THREAD_NAME)
+            .copied()
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct QueueFigures {
@@ -166,7 +175,7 @@ impl RunMetering {
     pub fn argon2_cpu_ms(&self) -> f64 {
         self.functions
             .values()
-            .filter_map(|f| f.thread_cpu_ms.get(conduit::passwords::THREAD_NAME))
+            .filter_map(FunctionFigures::argon2_cpu_ms)
             .sum()
     }
 

@@ -268,8 +268,7 @@ fn record_section(body: &mut String, r: &RunRecord) {
         for (name, f) in &m.functions {
             // A dash: no Argon2id thread (no password hashed) or not metered.
             let argon2 = f
-                .thread_cpu_ms
-                .get(conduit::passwords::THREAD_NAME)
+                .argon2_cpu_ms()
                 .map_or_else(|| "-".into(), |ms| format!("{ms:.0}"));
             let _ = write!(
                 body,

@@ -236,34 +236,22 @@ async fn combined(
         .into_iter()
         .map(|e| e.article_id)
         .collect();
-    let Fetched {
-        articles,
-        favorited: mut viewer_favorites,
-        ..
-    } = fetch(client, table, &ids, &[], viewer).await?;
-    let favorited: Option<HashSet<String>> = match f.fan {
-        Some(user) => {
-            let keys = ids.iter().map(|id| favorite_key(id, user)).collect();
-            let found = batch_get(client, table, keys, &["pk"]).await?;
-            Some(
-                found
-                    .iter()
-                    .filter_map(|i| {
-                        get_s(i, "pk")
-                            .ok()?
-                            .strip_prefix("ARTICLE#")
-                            .map(str::to_owned)
-                    })
-                    .collect(),
-            )
-        }
+    // The viewer's markers are read for the page only, once it is known: the
+    // candidates can be the whole of a long listing.
+    let articles = fetch(client, table, &ids, &[], None).await?.articles;
+    let fans_favorites = match f.fan {
+        Some(user) => Some(favorite_markers(client, table, &ids, user).await?),
         None => None,
     };
     let matching: Vec<ListedArticle> = articles
         .into_iter()
         .filter(|a| f.tag.is_none_or(|t| a.tags.iter().any(|x| x == t)))
         .filter(|a| f.author.is_none_or(|x| a.author_id == x))
-        .filter(|a| favorited.as_ref().is_none_or(|set| set.contains(&a.id)))
+        .filter(|a| {
+            fans_favorites
+                .as_ref()
+                .is_none_or(|set| set.contains(&a.id))
+        })
         .collect();
     let total = matching.len();
     let articles: Vec<ListedArticle> = matching
@@ -271,12 +259,39 @@ async fn combined(
         .skip(page.offset)
         .take(page.limit)
         .collect();
-    viewer_favorites.retain(|id| articles.iter().any(|a| &a.id == id));
+    let favorited = match viewer {
+        Some(v) => {
+            let page_ids: Vec<String> = articles.iter().map(|a| a.id.clone()).collect();
+            favorite_markers(client, table, &page_ids, v).await?
+        }
+        None => HashSet::new(),
+    };
     Ok(ArticlePage {
         articles,
         total,
-        favorited: viewer_favorites,
+        favorited,
     })
+}
+
+/// The articles among `ids` that `user` has favorited: one BatchGetItem of
+/// their markers.
+async fn favorite_markers(
+    client: &Client,
+    table: &str,
+    ids: &[String],
+    user: &str,
+) -> StoreResult<HashSet<ArticleId>> {
+    let keys = ids.iter().map(|id| favorite_key(id, user)).collect();
+    let found = batch_get(client, table, keys, &["pk"]).await?;
+    Ok(found
+        .iter()
+        .filter_map(|i| {
+            get_s(i, "pk")
+                .ok()?
+                .strip_prefix("ARTICLE#")
+                .map(str::to_owned)
+        })
+        .collect())
 }
 
 /// Tags with a positive counter, most used first: one Query on the counter partition.
