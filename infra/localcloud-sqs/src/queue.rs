@@ -1,6 +1,16 @@
 //! One queue's messages and their life cycle: delayed, visible, in flight,
 //! deleted, expired or moved to the dead-letter queue. Pure state under one
 //! lock; time is passed in so the rules are testable without sleeping.
+//!
+//! Expiry is lazy: every operation first drops the messages older than the
+//! retention period, the oldest first, whatever their state. SQS "automatically
+//! deletes messages left in a queue longer than the retention period"
+//! (<https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_DeleteMessage.html>),
+//! and a received message "remains in the queue" while it is hidden
+//! (<https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html>),
+//! so a message in flight past its retention is gone too: it is no longer
+//! counted, never becomes visible again, and its receipt handle refers to a
+//! message that no longer exists.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
@@ -16,6 +26,11 @@ pub const DEDUP_WINDOW: Duration = Duration::from_secs(300);
 
 /// The longest a received message can stay hidden, counted from the receive.
 pub const MAX_HIDDEN: Duration = Duration::from_secs(43_200);
+
+/// Stale entries `pending` may hold beyond twice the live messages before it
+/// is compacted (deleted or expired messages leave their entry behind, for up
+/// to 12 hours with a long visibility timeout).
+const PENDING_SLACK: usize = 1024;
 
 #[derive(Debug, Clone)]
 pub struct Message {
@@ -90,6 +105,9 @@ pub struct QueueState {
     /// Delayed or in-flight messages by the time they become visible; entries
     /// whose message changed since are skipped when popped.
     pending: BinaryHeap<Reverse<(Instant, u64)>>,
+    /// Every message by the time it was enqueued: the oldest are the first
+    /// to pass the retention period.
+    by_age: BTreeSet<(Instant, u64)>,
     in_flight: usize,
     inflight_groups: HashMap<String, usize>,
     dedup: HashMap<String, (Instant, Sent)>,
@@ -115,6 +133,7 @@ impl QueueState {
             messages: HashMap::new(),
             ready: BTreeSet::new(),
             pending: BinaryHeap::new(),
+            by_age: BTreeSet::new(),
             in_flight: 0,
             inflight_groups: HashMap::new(),
             dedup: HashMap::new(),
@@ -133,6 +152,7 @@ impl QueueState {
 
     /// Enqueues a message that becomes visible after `delay`.
     pub fn push(&mut self, mut message: Message, delay: Duration, now: Instant) -> Sent {
+        self.catch_up(now);
         let seq = self.next_seq;
         self.next_seq += 1;
         if self.settings.fifo {
@@ -156,8 +176,49 @@ impl QueueState {
         } else {
             self.pending.push(Reverse((message.visible_at, seq)));
         }
-        self.messages.insert(seq, message);
+        self.insert(seq, message);
         sent
+    }
+
+    fn insert(&mut self, seq: u64, message: Message) {
+        self.by_age.insert((message.enqueued, seq));
+        self.messages.insert(seq, message);
+    }
+
+    /// Brings the queue up to `now`: drops expired messages, makes visible
+    /// those whose delay or visibility timeout has passed.
+    fn catch_up(&mut self, now: Instant) {
+        self.drop_expired(now);
+        self.promote(now);
+        self.compact_pending();
+    }
+
+    fn retention(&self) -> Duration {
+        Duration::from_secs(self.settings.message_retention_period as u64)
+    }
+
+    /// Removes every message past the retention period, visible, delayed or
+    /// in flight alike.
+    fn drop_expired(&mut self, now: Instant) {
+        let retention = self.retention();
+        while let Some(&(enqueued, seq)) = self.by_age.first() {
+            if now.duration_since(enqueued) < retention {
+                break;
+            }
+            self.remove(seq);
+        }
+    }
+
+    /// Drops the entries of messages that are gone or changed since, once
+    /// they outnumber the live ones (amortised: each compaction is paid for
+    /// by the stale entries it removes).
+    fn compact_pending(&mut self) {
+        if self.pending.len() <= 2 * self.messages.len() + PENDING_SLACK {
+            return;
+        }
+        let messages = &self.messages;
+        self.pending
+            .retain(|Reverse((at, seq))| messages.get(seq).is_some_and(|m| m.visible_at == *at));
     }
 
     /// Moves messages whose delay or visibility timeout has passed back to
@@ -188,11 +249,6 @@ impl QueueState {
         self.pending.peek().map(|Reverse((at, _))| *at)
     }
 
-    fn expired(&self, message: &Message, now: Instant) -> bool {
-        now.duration_since(message.enqueued)
-            >= Duration::from_secs(self.settings.message_retention_period as u64)
-    }
-
     /// Receives up to `max` messages, hiding them for `visibility`. Messages
     /// already received `maxReceiveCount` times are removed and returned in
     /// the second list, for the caller to move to the dead-letter queue.
@@ -202,7 +258,7 @@ impl QueueState {
         visibility: Duration,
         now: Instant,
     ) -> (Vec<Taken>, Vec<Message>) {
-        self.promote(now);
+        self.catch_up(now);
         let max_receives = self
             .settings
             .redrive_policy
@@ -210,17 +266,12 @@ impl QueueState {
             .map(|p| p.max_receive_count);
         let mut taken_groups: Vec<String> = Vec::new();
         let mut chosen = Vec::new();
-        let mut dropped = Vec::new();
         let mut to_dlq = Vec::new();
         for &seq in &self.ready {
             if chosen.len() >= max {
                 break;
             }
             let message = &self.messages[&seq];
-            if self.expired(message, now) {
-                dropped.push(seq);
-                continue;
-            }
             if let Some(group) = message.group_id.as_deref().filter(|_| self.settings.fifo) {
                 let blocked = self.inflight_groups.contains_key(group)
                     && !taken_groups.iter().any(|g| g == group);
@@ -237,16 +288,9 @@ impl QueueState {
             }
             chosen.push(seq);
         }
-        for seq in dropped {
-            self.ready.remove(&seq);
-            self.messages.remove(&seq);
-        }
         let moved = to_dlq
             .into_iter()
-            .filter_map(|seq| {
-                self.ready.remove(&seq);
-                self.messages.remove(&seq)
-            })
+            .filter_map(|seq| self.remove(seq))
             .collect();
         let taken = chosen
             .into_iter()
@@ -281,7 +325,7 @@ impl QueueState {
     /// earlier receive of the same message; FIFO queues only the latest one,
     /// while the message is still in flight.
     pub fn delete(&mut self, seq: u64, nonce: u64, now: Instant) -> HandleOutcome {
-        self.promote(now);
+        self.catch_up(now);
         let Some(message) = self.messages.get(&seq) else {
             return HandleOutcome::AlreadyGone;
         };
@@ -295,6 +339,7 @@ impl QueueState {
     fn remove(&mut self, seq: u64) -> Option<Message> {
         let message = self.messages.remove(&seq)?;
         self.ready.remove(&seq);
+        self.by_age.remove(&(message.enqueued, seq));
         if message.in_flight {
             self.in_flight -= 1;
             release_group(&mut self.inflight_groups, message.group_id.as_deref());
@@ -310,7 +355,7 @@ impl QueueState {
         timeout: Duration,
         now: Instant,
     ) -> HandleOutcome {
-        self.promote(now);
+        self.catch_up(now);
         let fifo = self.settings.fifo;
         let Some(message) = self.messages.get_mut(&seq) else {
             return HandleOutcome::AlreadyGone;
@@ -344,7 +389,7 @@ impl QueueState {
         let seq = self.next_seq;
         self.next_seq += 1;
         message.visible_at = now;
-        self.messages.insert(seq, message);
+        self.insert(seq, message);
         self.ready.insert(seq);
     }
 
@@ -370,7 +415,7 @@ impl QueueState {
         } else {
             self.ready.insert(seq);
         }
-        self.messages.insert(seq, message);
+        self.insert(seq, message);
     }
 
     /// Drops every message (PurgeQueue).
@@ -379,6 +424,7 @@ impl QueueState {
         self.messages.clear();
         self.ready.clear();
         self.pending.clear();
+        self.by_age.clear();
         self.in_flight = 0;
         self.inflight_groups.clear();
         n
@@ -386,16 +432,7 @@ impl QueueState {
 
     /// Approximate counts after dropping expired messages.
     pub fn counts(&mut self, now: Instant) -> Counts {
-        self.promote(now);
-        let expired: Vec<u64> = self
-            .messages
-            .iter()
-            .filter(|(_, m)| self.expired(m, now))
-            .map(|(seq, _)| *seq)
-            .collect();
-        for seq in expired {
-            self.remove(seq);
-        }
+        self.catch_up(now);
         Counts {
             visible: self.ready.len(),
             not_visible: self.in_flight,
@@ -572,6 +609,86 @@ mod tests {
         q.push(message("a", None), Duration::ZERO, t0);
         assert!(q.receive(1, VIS, t0 + Duration::from_secs(60)).0.is_empty());
         assert_eq!(q.counts(t0 + Duration::from_secs(60)), Counts::default());
+    }
+
+    const MINUTE: Duration = Duration::from_secs(60);
+
+    fn keeping_messages_a_minute(fifo: bool) -> QueueState {
+        let mut settings = QueueSettings::new(fifo);
+        settings.message_retention_period = 60;
+        QueueState::new(settings)
+    }
+
+    #[test]
+    fn messages_past_retention_are_gone_whether_visible_delayed_or_in_flight() {
+        // GIVEN a visible, an in-flight (hidden for 12 hours) and a delayed message
+        let t0 = Instant::now();
+        let mut q = keeping_messages_a_minute(false);
+        q.push(message("in flight", None), Duration::ZERO, t0);
+        assert_eq!(q.receive(1, MAX_HIDDEN, t0).0.len(), 1);
+        q.push(message("visible", None), Duration::ZERO, t0);
+        q.push(message("delayed", None), Duration::from_secs(120), t0);
+        let just_before = t0 + MINUTE - Duration::from_millis(1);
+        assert_eq!(
+            q.counts(just_before),
+            Counts {
+                visible: 1,
+                not_visible: 1,
+                delayed: 1
+            }
+        );
+        // WHEN the retention period has passed
+        // THEN none of them is counted, and none ever becomes visible again
+        assert_eq!(q.counts(t0 + MINUTE), Counts::default());
+        assert!(q.receive(10, VIS, t0 + MAX_HIDDEN).0.is_empty());
+    }
+
+    #[test]
+    fn the_handle_of_a_message_expired_in_flight_names_a_message_that_is_gone() {
+        // GIVEN a message received with a 12-hour visibility timeout
+        let t0 = Instant::now();
+        let mut q = keeping_messages_a_minute(false);
+        q.push(message("a", None), Duration::ZERO, t0);
+        let t = q.receive(1, MAX_HIDDEN, t0).0.remove(0);
+        let nonce = t.message.receive_nonce;
+        // WHEN its retention period has passed (nothing counted it meanwhile)
+        let later = t0 + MINUTE;
+        // THEN its handle cannot bring it back, and deleting it succeeds as
+        // for any message already gone
+        assert_eq!(
+            q.change_visibility(t.seq, nonce, Duration::ZERO, later),
+            HandleOutcome::AlreadyGone
+        );
+        assert_eq!(q.delete(t.seq, nonce, later), HandleOutcome::AlreadyGone);
+        assert!(q.receive(10, VIS, later).0.is_empty());
+    }
+
+    #[test]
+    fn fifo_message_expired_in_flight_no_longer_blocks_its_group() {
+        // GIVEN a FIFO message in flight for 12 hours and the next of its group
+        let t0 = Instant::now();
+        let mut q = keeping_messages_a_minute(true);
+        q.push(message("1", Some("g")), Duration::ZERO, t0);
+        assert_eq!(bodies(&q.receive(1, MAX_HIDDEN, t0).0), ["1"]);
+        q.push(message("2", Some("g")), Duration::ZERO, t0 + MINUTE / 2);
+        // WHEN the first one's retention period has passed
+        // THEN the group is free again
+        assert_eq!(bodies(&q.receive(10, VIS, t0 + MINUTE).0), ["2"]);
+    }
+
+    #[test]
+    fn entries_left_by_messages_expired_in_flight_do_not_pile_up() {
+        // GIVEN many messages received with a 12-hour visibility timeout
+        let t0 = Instant::now();
+        let mut q = keeping_messages_a_minute(false);
+        for i in 0..4 * PENDING_SLACK {
+            q.push(message(&i.to_string(), None), Duration::ZERO, t0);
+        }
+        while !q.receive(10, MAX_HIDDEN, t0).0.is_empty() {}
+        // WHEN they expire
+        assert_eq!(q.counts(t0 + MINUTE), Counts::default());
+        // THEN their visibility deadlines are not kept for 12 hours
+        assert!(q.pending.len() <= PENDING_SLACK, "{}", q.pending.len());
     }
 
     #[test]
