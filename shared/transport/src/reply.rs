@@ -6,7 +6,14 @@
 //! answer there. One poller per process receives from the reply queue while
 //! calls are pending and hands each reply to the waiting call by correlation
 //! id, so concurrent calls in one process each get their own answer, and a
-//! reply that arrives after its caller gave up is deleted and dropped.
+//! reply that arrives after its caller gave up is dropped.
+//!
+//! Replies are never deleted (a DeleteMessageBatch per batch would cost the
+//! caller CPU on every call): the reply queue hides a received reply for
+//! [`REPLY_HIDDEN_FOR`], far longer than its [`REPLY_RETENTION`], and SQS
+//! deletes every message older than the retention period, in flight or not
+//! (see [`REPLY_RETENTION`]). So a reply is received once and then left to
+//! expire.
 //!
 //! Clean-up: the queue is tagged with a heartbeat (refreshed at most every
 //! [`HEARTBEAT_EVERY`]); queues whose heartbeat is stale (environments that
@@ -18,6 +25,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use aws_sdk_sqs::types::QueueAttributeName;
 use aws_sdk_sqs::Client;
 use parking_lot::Mutex;
 use serde_json::Value;
@@ -28,6 +36,23 @@ use crate::{Transport, TransportError};
 
 pub const HEARTBEAT_TAG: &str = "heartbeat-ms";
 pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(60);
+
+/// Reply queues keep a message for the shortest time SQS allows (60 s): the
+/// poller of a waiting caller receives its reply within a second or so, and
+/// a reply nobody received for a minute has nobody left to take it. SQS
+/// "automatically deletes messages left in a queue longer than the retention
+/// period"
+/// (<https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_DeleteMessage.html>),
+/// received ones included: they "remain in the queue" while hidden
+/// (<https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html>).
+/// That keeps the in-flight replies of a queue to those of the last minute,
+/// far below the quota of about 120,000 in flight per queue
+/// (<https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-queues.html>).
+pub const REPLY_RETENTION: Duration = Duration::from_secs(60);
+
+/// A received reply stays hidden for the longest time SQS allows (12 hours),
+/// so it is never received again before its retention ends it.
+pub const REPLY_HIDDEN_FOR: Duration = Duration::from_secs(43_200);
 
 #[derive(Debug, Clone)]
 pub struct RequestReplyConfig {
@@ -160,10 +185,20 @@ impl Inner {
                     self.config.reply_queue_prefix,
                     uuid::Uuid::new_v4().simple()
                 );
+                // The attributes need no permission beyond sqs:CreateQueue
+                // (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-api-permissions-reference.html).
                 let output = self
                     .sqs
                     .create_queue()
                     .queue_name(&name)
+                    .attributes(
+                        QueueAttributeName::MessageRetentionPeriod,
+                        REPLY_RETENTION.as_secs().to_string(),
+                    )
+                    .attributes(
+                        QueueAttributeName::VisibilityTimeout,
+                        REPLY_HIDDEN_FOR.as_secs().to_string(),
+                    )
                     .tags(HEARTBEAT_TAG, now_ms().to_string())
                     .send()
                     .await
@@ -198,7 +233,8 @@ impl Inner {
 }
 
 /// Receives replies while calls are pending, then stops. Exactly one runs
-/// per process at a time (`poller_running`).
+/// per process at a time (`poller_running`). Received replies are not
+/// deleted: they stay hidden until their retention ends (see the module doc).
 async fn poll_replies(inner: Arc<Inner>) {
     let Some(queue_url) = inner.reply_queue.get().cloned() else {
         inner.pending.lock().poller_running = false;
@@ -231,42 +267,31 @@ async fn poll_replies(inner: Arc<Inner>) {
                 continue;
             }
         };
-        if messages.is_empty() {
-            continue;
+        for message in &messages {
+            hand_out(&inner, message);
         }
-        let mut delete = inner.sqs.delete_message_batch().queue_url(&queue_url);
-        for (i, message) in messages.iter().enumerate() {
-            if let Some(handle) = &message.receipt_handle {
-                delete = delete.entries(
-                    aws_sdk_sqs::types::DeleteMessageBatchRequestEntry::builder()
-                        .id(i.to_string())
-                        .receipt_handle(handle)
-                        .build()
-                        .expect("id and receipt handle are set"),
-                );
-            }
-            let Some(reply) = message
-                .body
-                .as_deref()
-                .and_then(|b| serde_json::from_str::<Reply>(b).ok())
-            else {
-                tracing::warn!("dropping a malformed reply");
-                continue;
-            };
-            let waiter = inner.pending.lock().waiting.remove(&reply.correlation_id);
-            match waiter {
-                Some(sender) => {
-                    let _ = sender.send(reply.outcome);
-                }
-                None => tracing::info!(
-                    correlation_id = reply.correlation_id,
-                    "dropping a reply nobody waits for (its caller timed out)"
-                ),
-            }
+    }
+}
+
+/// Gives a reply to the call waiting for it, if any.
+fn hand_out(inner: &Inner, message: &aws_sdk_sqs::types::Message) {
+    let Some(reply) = message
+        .body
+        .as_deref()
+        .and_then(|b| serde_json::from_str::<Reply>(b).ok())
+    else {
+        tracing::warn!("dropping a malformed reply");
+        return;
+    };
+    let waiter = inner.pending.lock().waiting.remove(&reply.correlation_id);
+    match waiter {
+        Some(sender) => {
+            let _ = sender.send(reply.outcome);
         }
-        if let Err(e) = delete.send().await {
-            tracing::warn!("deleting replies failed: {e}");
-        }
+        None => tracing::info!(
+            correlation_id = reply.correlation_id,
+            "dropping a reply nobody waits for (its caller timed out)"
+        ),
     }
 }
 

@@ -4,7 +4,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
+use localcloud_sqs::QueueMetrics;
 use serde_json::{json, Value};
+use transport::reply::{REPLY_HIDDEN_FOR, REPLY_RETENTION};
 use transport::sweep::{delete_stale_reply_queues, STALE_AFTER};
 use transport::worker::{answer, Answered};
 use transport::{InvokeTransport, RequestReply, RequestReplyConfig, Transport, TransportError};
@@ -240,6 +242,68 @@ async fn waiting_messages(sqs: &aws_sdk_sqs::Client, queue_url: &str) -> Vec<Str
     names.iter().map(|n| attributes[n].clone()).collect()
 }
 
+/// The local cloud's counters of one queue, by URL.
+async fn queue_metrics(cloud: &LocalCloud, sqs: &aws_sdk_sqs::Client, url: &str) -> QueueMetrics {
+    use aws_sdk_sqs::types::QueueAttributeName as Name;
+    let attributes = sqs
+        .get_queue_attributes()
+        .queue_url(url)
+        .attribute_names(Name::QueueArn)
+        .send()
+        .await
+        .unwrap()
+        .attributes
+        .unwrap_or_default();
+    cloud.sqs().metrics().queues[&attributes[&Name::QueueArn]].clone()
+}
+
+/// Polls (every 100 ms, `attempts` times) until the queue's visible and
+/// in-flight counts are `expected`; returns the last counts seen.
+async fn wait_for_counts(
+    sqs: &aws_sdk_sqs::Client,
+    queue_url: &str,
+    expected: [&str; 2],
+    attempts: usize,
+) -> Vec<String> {
+    let mut seen = Vec::new();
+    for _ in 0..attempts {
+        seen = waiting_messages(sqs, queue_url).await;
+        if seen == expected {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    seen
+}
+
+#[tokio::test]
+async fn the_reply_queue_hides_a_received_reply_until_its_retention_ends_it() {
+    // GIVEN one environment's client after its first call
+    let (cloud, sqs, client) = answered_client(Duration::from_secs(10)).await;
+    client.call(json!({"n": 1})).await.unwrap();
+
+    // WHEN its reply queue's attributes are read
+    use aws_sdk_sqs::types::QueueAttributeName as Name;
+    let attributes = sqs
+        .get_queue_attributes()
+        .queue_url(client.reply_queue_url().unwrap())
+        .attribute_names(Name::MessageRetentionPeriod)
+        .attribute_names(Name::VisibilityTimeout)
+        .send()
+        .await
+        .unwrap()
+        .attributes
+        .unwrap_or_default();
+
+    // THEN messages are kept for SQS's shortest retention (60 s) and a
+    // received one stays hidden for its longest visibility timeout (12 h)
+    assert_eq!(attributes[&Name::MessageRetentionPeriod], "60");
+    assert_eq!(attributes[&Name::VisibilityTimeout], "43200");
+    assert_eq!(REPLY_RETENTION, Duration::from_secs(60));
+    assert_eq!(REPLY_HIDDEN_FOR, Duration::from_secs(43_200));
+    cloud.shutdown().await.unwrap();
+}
+
 #[tokio::test]
 async fn a_request_answered_twice_gives_its_caller_one_answer_and_the_duplicate_to_nobody() {
     // GIVEN a worker that answers the first request again 500 ms later, as
@@ -256,18 +320,26 @@ async fn a_request_answered_twice_gives_its_caller_one_answer_and_the_duplicate_
 
     // THEN it gets its own answer, not the duplicate
     assert_eq!(second.unwrap(), json!({"echo": {"n": 2}}));
-    // AND the duplicate was taken off the reply queue and dropped (the
-    // poller deletes each received batch just after handing it out)
-    let reply_queue = client.reply_queue_url().unwrap();
-    let mut left = Vec::new();
-    for _ in 0..30 {
-        left = waiting_messages(&sqs, reply_queue).await;
-        if left == ["0", "0"] {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert_eq!(left, ["0", "0"], "visible, in flight");
+    // AND the duplicate was taken off the reply queue and dropped: none of
+    // the three replies is visible, each is held in flight until its
+    // retention ends, and each was received exactly once, none deleted
+    let reply_queue = client.reply_queue_url().unwrap().to_string();
+    assert_eq!(
+        wait_for_counts(&sqs, &reply_queue, ["0", "3"], 30).await,
+        ["0", "3"],
+        "visible, in flight"
+    );
+    let traffic = queue_metrics(&cloud, &sqs, &reply_queue).await;
+    assert_eq!(
+        (traffic.messages_sent, traffic.messages_received),
+        (3, 3),
+        "{traffic:?}"
+    );
+    assert_eq!(traffic.messages_deleted, 0, "{traffic:?}");
+    assert!(
+        !traffic.api_calls.contains_key("DeleteMessageBatch"),
+        "{traffic:?}"
+    );
     cloud.shutdown().await.unwrap();
 }
 

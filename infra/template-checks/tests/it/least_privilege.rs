@@ -63,12 +63,12 @@ const POLLER: &[&str] = &[
 ];
 
 /// What a caller does with its own reply queues (transport::reply). It
-/// never lists queues nor reads tags: the sweeper cleans up.
+/// never lists queues nor reads tags: the sweeper cleans up; nor deletes a
+/// reply: replies end with the queue's retention.
 const REPLY_QUEUE_OWNER: &[&str] = &[
     "sqs:CreateQueue",
     "sqs:TagQueue",
     "sqs:ReceiveMessage",
-    "sqs:DeleteMessage",
     "sqs:DeleteQueue",
 ];
 
