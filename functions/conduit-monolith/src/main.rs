@@ -1,5 +1,6 @@
-//! The whole Conduit API as one Lambda function behind an HTTP API
-//! (`ANY /api/{proxy+}`, payload v2). All logic lives in the `conduit` crate.
+//! The whole Conduit API as one Lambda function behind an API Gateway proxy
+//! integration (`ANY /api/{proxy+}`). All logic lives in the `conduit` crate;
+//! the thin runtime (`thin_runtime`) talks to Lambda.
 //!
 //! Environment: `JWT_SECRET` (>= 32 bytes), `USERS_TABLE`, `FOLLOWS_TABLE`,
 //! `ARTICLES_TABLE`, `COMMENTS_TABLE`; `AWS_ENDPOINT_URL` for the local cloud.
@@ -7,26 +8,32 @@
 use conduit::auth::Tokens;
 use conduit::store::dynamo::TableNames;
 use conduit::App;
-use lambda_http::{run, service_fn, tracing, Error, Request};
+use thin_runtime::{Function, FunctionError};
 
 // glibc's malloc and free were a sixth of a request's CPU.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-// One invocation at a time per execution environment: one thread serves it
-// without waking others (docs/benchmarks.md, "CPU per request").
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Error> {
-    tracing::init_default_subscriber();
+struct Monolith(App);
 
-    // Fail the INIT phase, not the first request, when configuration is wrong.
-    let tokens = Tokens::from_env()?;
-    let tables = TableNames::from_env()?;
+impl Function for Monolith {
+    async fn invoke(&self, event: &[u8]) -> Result<Vec<u8>, FunctionError> {
+        conduit::lambda::invoke(&self.0, event)
+            .await
+            .map_err(|e| FunctionError::new("BadRequest", e.to_string()))
+    }
+}
+
+/// The INIT phase: configuration errors fail it, not the first request.
+async fn init() -> Result<Monolith, FunctionError> {
+    let tokens = Tokens::from_env().map_err(FunctionError::config_invalid)?;
+    let tables = TableNames::from_env().map_err(FunctionError::config_invalid)?;
     let config = conduit::sdk::load().await;
-    let app = App::dynamo(aws_sdk_dynamodb::Client::new(&config), &tables, tokens);
+    let client = aws_sdk_dynamodb::Client::new(&config);
+    Ok(Monolith(App::dynamo(client, &tables, tokens)))
+}
 
-    run(service_fn(|req: Request| {
-        conduit::lambda::handler(&app, req)
-    }))
-    .await
+fn main() -> Result<(), thin_runtime::RuntimeError> {
+    lambda_http::tracing::init_default_subscriber();
+    thin_runtime::run(init())
 }

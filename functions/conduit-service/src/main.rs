@@ -4,16 +4,17 @@
 //! requests by Invoke, and SQS batches of internal requests.
 
 use conduit_micro::Service;
+use thin_runtime::FunctionError;
 
 // glibc's malloc and free were a sixth of a request's CPU.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-// One invocation at a time per execution environment: one thread serves it
-// without waking others (docs/benchmarks.md, "CPU per request").
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), lambda_runtime::Error> {
-    // A missing or unknown role fails INIT, not the first request.
-    let service = Service::from_env()?;
-    conduit_micro::lambda::run(service).await
+fn main() -> Result<(), thin_runtime::RuntimeError> {
+    lambda_runtime::tracing::init_default_subscriber();
+    thin_runtime::run(async {
+        // A missing or unknown role fails INIT, not the first request.
+        let service = Service::from_env().map_err(FunctionError::config_invalid)?;
+        conduit_micro::lambda::init(service).await
+    })
 }

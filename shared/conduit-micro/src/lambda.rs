@@ -6,10 +6,12 @@
 use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent};
 use conduit::auth::Tokens;
 use conduit::store::dynamo::{DynamoArticles, DynamoComments, DynamoFollows, DynamoUsers};
-use conduit::{ApiResponse, App};
-use lambda_runtime::{service_fn, Diagnostic, LambdaEvent};
-use serde_json::{json, Value};
+use conduit::App;
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+use serde_json::Value;
 use std::sync::Arc;
+use thin_runtime::{Function, FunctionError};
 use transport::AnyTransport;
 
 use crate::owner::{Owned, OwnerError};
@@ -19,36 +21,51 @@ use crate::{compose, Connections, Service};
 /// What arrived, told apart by the event's shape.
 #[derive(Debug)]
 pub enum Event {
-    Http(Box<lambda_http::Request>),
+    Http(conduit::http::ApiRequest),
     Internal(Value),
     Queue(SqsEvent),
 }
 
+/// The keys that tell the three kinds of event apart, read without
+/// building the document.
+#[derive(Deserialize)]
+struct Shape {
+    #[serde(rename = "Records")]
+    records: Option<IgnoredAny>,
+    #[serde(rename = "requestContext")]
+    request_context: Option<IgnoredAny>,
+    op: Option<IgnoredAny>,
+}
+
 impl Event {
-    pub fn parse(event: Value) -> Result<Self, Diagnostic> {
-        if event.get("Records").is_some() {
-            serde_json::from_value(event)
+    pub fn parse(event: &[u8]) -> Result<Self, FunctionError> {
+        let unknown =
+            || bad_event("neither an HTTP API event, an SQS batch nor an internal request".into());
+        let shape: Shape = serde_json::from_slice(event).map_err(|_| unknown())?;
+        if shape.records.is_some() {
+            serde_json::from_slice(event)
                 .map(Event::Queue)
                 .map_err(|e| bad_event(format!("not an SQS event: {e}")))
-        } else if event.get("requestContext").is_some() {
-            lambda_http::request::from_str(&event.to_string())
-                .map(|request| Event::Http(Box::new(request)))
-                .map_err(|e| bad_event(format!("not an API Gateway event: {e}")))
-        } else if event.get("op").is_some() {
-            Ok(Event::Internal(event))
+        } else if shape.request_context.is_some() {
+            conduit::lambda::event_request(event)
+                .map(Event::Http)
+                .map_err(|e| bad_event(e.to_string()))
+        } else if shape.op.is_some() {
+            serde_json::from_slice(event)
+                .map(Event::Internal)
+                .map_err(|e| bad_event(e.to_string()))
         } else {
-            Err(bad_event(
-                "neither an HTTP API event, an SQS batch nor an internal request".into(),
-            ))
+            Err(unknown())
         }
     }
 }
 
-fn bad_event(message: String) -> Diagnostic {
-    Diagnostic {
-        error_type: "BadRequest".into(),
-        error_message: message,
-    }
+fn to_bytes(answer: &impl serde::Serialize) -> Result<Vec<u8>, FunctionError> {
+    serde_json::to_vec(answer).map_err(|e| FunctionError::new("InternalError", e.to_string()))
+}
+
+fn bad_event(message: String) -> FunctionError {
+    FunctionError::new("BadRequest", message)
 }
 
 /// A service's function: the conduit app it serves the public routes with,
@@ -59,28 +76,30 @@ pub struct ServiceFunction {
     pub sqs: aws_sdk_sqs::Client,
 }
 
-impl ServiceFunction {
-    /// Runs one event; the `Value` is the function's response.
-    pub async fn handle(&self, event: Value) -> Result<Value, Diagnostic> {
+impl Function for ServiceFunction {
+    /// Runs one event; the bytes are the function's response document.
+    async fn invoke(&self, event: &[u8]) -> Result<Vec<u8>, FunctionError> {
         match Event::parse(event)? {
-            Event::Http(request) => {
-                let request = conduit::lambda::to_api_request(*request);
-                Ok(http_response(
-                    crate::prefetch::serve(&self.app, request).await,
-                ))
+            Event::Http(request) => Ok(conduit::lambda::proxy_response(
+                &crate::prefetch::serve(&self.app, request).await,
+            )),
+            Event::Internal(payload) => {
+                let answer = self.owned.answer_json(payload).await.map_err(|e| {
+                    log_owner_error(&e);
+                    FunctionError::new(e.error_type(), e.to_string())
+                })?;
+                to_bytes(&answer)
             }
-            Event::Internal(payload) => self.owned.answer_json(payload).await.map_err(|e| {
-                log_owner_error(&e);
-                Diagnostic {
-                    error_type: e.error_type().into(),
-                    error_message: e.to_string(),
-                }
-            }),
-            Event::Queue(batch) => {
-                let response = self.answer_batch(batch).await;
-                serde_json::to_value(response).map_err(|e| bad_event(e.to_string()))
-            }
+            Event::Queue(batch) => to_bytes(&self.answer_batch(batch).await),
         }
+    }
+}
+
+impl ServiceFunction {
+    /// [`Function::invoke`] on a JSON document, for tests.
+    pub async fn handle(&self, event: Value) -> Result<Value, FunctionError> {
+        let answer = self.invoke(event.to_string().as_bytes()).await?;
+        Ok(serde_json::from_slice(&answer).expect("a function answers JSON"))
     }
 
     /// Answers every request of the batch concurrently; a request whose reply
@@ -101,29 +120,6 @@ fn log_owner_error(error: &OwnerError) {
         OwnerError::Store { source, .. } => tracing::error!(source = ?source, "{error}"),
         _ => tracing::warn!("{error}"),
     }
-}
-
-/// The HTTP API (payload v2) response for `response`.
-pub fn http_response(response: ApiResponse) -> Value {
-    let mut headers = serde_json::Map::new();
-    for name in response.headers.keys() {
-        let values: Vec<&str> = response
-            .headers
-            .get_all(name)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .collect();
-        headers.insert(name.as_str().to_owned(), json!(values.join(",")));
-    }
-    let mut answer = json!({
-        "statusCode": response.status.as_u16(),
-        "headers": headers,
-        "isBase64Encoded": false,
-    });
-    if !response.body.is_empty() {
-        answer["body"] = json!(String::from_utf8_lossy(&response.body));
-    }
-    answer
 }
 
 /// The store `service` owns, on DynamoDB.
@@ -154,12 +150,11 @@ pub fn connections(
     })
 }
 
-/// The whole `main` of a service's function.
-pub async fn run(service: Service) -> Result<(), lambda_runtime::Error> {
-    lambda_runtime::tracing::init_default_subscriber();
-    // Fail the INIT phase, not the first request, when configuration is wrong.
-    let settings = Settings::from_env(service)?;
-    let tokens = Tokens::from_env()?;
+/// The INIT phase of a service's function: configuration errors fail it,
+/// not the first request.
+pub async fn init(service: Service) -> Result<ServiceFunction, FunctionError> {
+    let settings = Settings::from_env(service).map_err(FunctionError::config_invalid)?;
+    let tokens = Tokens::from_env().map_err(FunctionError::config_invalid)?;
     let config = conduit::sdk::load().await;
     let sqs = aws_sdk_sqs::Client::new(&config);
     let owned = dynamo_store(
@@ -168,14 +163,9 @@ pub async fn run(service: Service) -> Result<(), lambda_runtime::Error> {
         &settings.table,
     );
     let connections = connections(&settings, &config);
-    let function = ServiceFunction {
+    Ok(ServiceFunction {
         app: compose(&owned, &connections, tokens),
         owned,
         sqs,
-    };
-    let function = &function;
-    lambda_runtime::run(service_fn(move |event: LambdaEvent<Value>| async move {
-        function.handle(event.payload).await
-    }))
-    .await
+    })
 }

@@ -219,12 +219,22 @@ async fn register_fast(c: &Client, i: usize) -> String {
     user.id
 }
 
-fn fixture(name: &str, token: &str) -> lambda_http::Request {
+fn fixture(name: &str, token: &str) -> Vec<u8> {
     let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
-    let raw = std::fs::read_to_string(path)
+    std::fs::read_to_string(path)
         .unwrap()
-        .replace("{{TOKEN}}", token);
-    lambda_http::request::from_str(&raw).expect("valid API Gateway v2 event")
+        .replace("{{TOKEN}}", token)
+        .into_bytes()
+}
+
+/// The function's answer to `event`: the proxy response document.
+async fn invoke(app: &conduit::App, event: Vec<u8>) -> serde_json::Value {
+    let answer = conduit::lambda::invoke(app, &event).await.unwrap();
+    serde_json::from_slice(&answer).unwrap()
+}
+
+fn body(answer: &serde_json::Value) -> serde_json::Value {
+    serde_json::from_str(answer["body"].as_str().unwrap()).unwrap()
 }
 
 #[tokio::test]
@@ -232,29 +242,44 @@ async fn api_gateway_v2_events_drive_the_handler() {
     let local = local().await;
     let app = &local.client.app;
     // GIVEN a registration event without Content-Type
-    let resp = conduit::lambda::handler(app, fixture("apigw-v2-register-no-content-type.json", ""))
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 201);
-    let user: serde_json::Value = serde_json::from_slice(resp.body().as_ref()).unwrap();
+    let answer = invoke(app, fixture("apigw-v2-register-no-content-type.json", "")).await;
+    assert_eq!(answer["statusCode"], 201, "{answer}");
+    let user = body(&answer);
     let token = user["user"]["token"].as_str().unwrap();
     // WHEN jake posts an article with a base64-encoded body
-    let resp = conduit::lambda::handler(app, fixture("apigw-v2-create-article-base64.json", token))
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 201);
+    let answer = invoke(app, fixture("apigw-v2-create-article-base64.json", token)).await;
+    assert_eq!(answer["statusCode"], 201, "{answer}");
     // THEN listing by author through a query-string event finds it
-    let resp = conduit::lambda::handler(
+    let answer = invoke(
         app,
         fixture("apigw-v2-list-articles-with-token.json", token),
     )
-    .await
-    .unwrap();
-    assert_eq!(resp.status(), 200);
-    assert_eq!(resp.headers()["content-type"], "application/json");
-    let list: serde_json::Value = serde_json::from_slice(resp.body().as_ref()).unwrap();
+    .await;
+    assert_eq!(answer["statusCode"], 200, "{answer}");
+    assert_eq!(answer["headers"]["content-type"], "application/json");
+    assert_eq!(answer["isBase64Encoded"], false);
+    let list = body(&answer);
     assert_eq!(list["articlesCount"], 1);
     assert_eq!(list["articles"][0]["slug"], "how-to-train-your-dragon");
+}
+
+#[tokio::test]
+async fn an_event_of_another_shape_is_a_bad_event_not_a_panic() {
+    let local = local().await;
+    let app = &local.client.app;
+    for event in [
+        &b"{}"[..],
+        b"[]",
+        b"null",
+        b"\xff",
+        b"{\"requestContext\": 5}",
+    ] {
+        let error = conduit::lambda::invoke(app, event).await.unwrap_err();
+        assert!(
+            error.to_string().starts_with("not an API Gateway event"),
+            "{error}"
+        );
+    }
 }
 
 async fn seeded_data_is_served_like_data_written_through_the_api(local: &Local) {
