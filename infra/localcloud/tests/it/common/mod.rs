@@ -67,6 +67,17 @@ pub async fn noop_app(stack_name: &str, log_dir: &std::path::Path) -> localcloud
     start_stack(stack).await
 }
 
+/// The floor of a DynamoDB call (`tests/fixtures/sdk-floor.yaml`): `noop-raw`
+/// and `dynamodb-get` (one and three GetItem calls) behind one HTTP API.
+pub async fn sdk_floor_app(log_dir: &std::path::Path) -> localcloud::LocalCloud {
+    start_stack(fixture_stack(
+        "sdk-floor.yaml",
+        &["noop-raw", "dynamodb-get"],
+        log_dir,
+    ))
+    .await
+}
+
 /// The front doors application (`tests/fixtures/front-doors.yaml`): a REST
 /// API, the implicit `ServerlessRestApi`, an HTTP API and two function URLs
 /// in front of `http-echo`, logging into `log_dir`.
