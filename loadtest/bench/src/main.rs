@@ -118,7 +118,19 @@ struct RunArgs {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
-        Command::Run(args) => run(*args).await,
+        Command::Run(args) => {
+            let outcome = tokio::select! {
+                result = run(*args) => Ok(result),
+                signal = stop_signal() => Err(signal?),
+            };
+            // Out of the select, the run is dropped: its local cloud with it.
+            outcome.unwrap_or_else(|(name, code)| {
+                eprintln!(
+                    "bench: {name}: the run and its local cloud were stopped; no results written"
+                );
+                std::process::exit(code)
+            })
+        }
         Command::Report { results } => {
             let text = std::fs::read_to_string(&results)
                 .with_context(|| format!("cannot read {}", results.display()))?;
@@ -149,6 +161,19 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// SIGTERM (what `kill`, `timeout` and CI runners send): without this it would
+/// end the bench at once and leave its local cloud, with every function
+/// environment, running. Its name and the exit code a shell gives a process
+/// that a signal ended (128 + 15). Ctrl-C in a terminal reaches the local cloud
+/// itself (same process group), which stops on it, and Goose's handler, which
+/// ends the running load step.
+async fn stop_signal() -> anyhow::Result<(&'static str, i32)> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut terminate = signal(SignalKind::terminate()).context("cannot watch SIGTERM")?;
+    terminate.recv().await;
+    Ok(("SIGTERM", 143))
 }
 
 fn read_document(path: &std::path::Path) -> anyhow::Result<serde_json::Value> {

@@ -34,6 +34,13 @@ fn binaries_dir(template: &str) -> PathBuf {
     dir
 }
 
+/// One bench run at a time: two local clouds under load on a 2-core machine
+/// would measure each other.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// `bench run --smoke` of one scenario on the project's template and binaries;
 /// its stderr and results (the run must succeed).
 fn smoke_run(scenario: &str, out: &std::path::Path) -> (String, Results) {
@@ -42,10 +49,7 @@ fn smoke_run(scenario: &str, out: &std::path::Path) -> (String, Results) {
 
 /// [`smoke_run`] with more flags (`--api rest`).
 fn smoke_run_with(scenario: &str, flags: &[&str], out: &std::path::Path) -> (String, Results) {
-    // One bench run at a time: two local clouds under load on a 2-core
-    // machine would measure each other.
-    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = one_at_a_time();
     let template = workspace().join("template.yaml");
     let binaries = binaries_dir(&std::fs::read_to_string(&template).unwrap());
     let output = Command::new(env!("CARGO_BIN_EXE_bench"))
@@ -260,4 +264,82 @@ fn smoke_run_through_rest_apis_serves_both_orders_paths_at_the_rest_price() {
         "{summary}"
     );
     assert!(stderr.contains("through the REST APIs"), "{stderr}");
+}
+
+#[test]
+fn sigterm_stops_the_run_and_its_local_cloud() {
+    // GIVEN a bench run whose local cloud runs function environments
+    let _turn = one_at_a_time();
+    let out = tempfile::tempdir().unwrap();
+    let template = workspace().join("template.yaml");
+    let binaries = binaries_dir(&std::fs::read_to_string(&template).unwrap());
+    let stderr = out.path().join("bench.stderr");
+    let mut bench = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(["run", "--smoke", "--no-sweep", "--no-capacity"])
+        .args(["--scenario", "orders-baseline", "--template"])
+        .arg(&template)
+        .arg("--binaries-dir")
+        .arg(&binaries)
+        .arg("--out")
+        .arg(out.path())
+        .current_dir(workspace())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&stderr).unwrap())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let (cloud, environments) = loop {
+        if let Some(cloud) = children(bench.id(), Some("localcloud")).first() {
+            let environments = children(*cloud, None);
+            if !environments.is_empty() {
+                break (*cloud, environments);
+            }
+        }
+        assert!(std::time::Instant::now() < deadline, "no function ran");
+        assert!(bench.try_wait().unwrap().is_none(), "the bench ended first");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+
+    // WHEN the bench is sent SIGTERM (as `kill`, `timeout` and CI runners do)
+    let kill = Command::new("kill")
+        .args(["-TERM", &bench.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+
+    // THEN it exits as a process ended by SIGTERM, saying so
+    let status = bench.wait().unwrap();
+    let said = std::fs::read_to_string(&stderr).unwrap();
+    assert_eq!(status.code(), Some(143), "{status}: {said}");
+    assert!(said.contains("SIGTERM"), "{said}");
+    // AND its local cloud is gone, and the environments end with it
+    let running = |pid: &u32| Path::new(&format!("/proc/{pid}")).exists();
+    assert!(!running(&cloud), "local cloud {cloud} still running");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while environments.iter().any(running) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "function environments {environments:?} still running"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// The child processes of `parent`, those whose command name is `name` if given.
+fn children(parent: u32, name: Option<&str>) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            // `pid (comm) state ppid ...`; comm may hold spaces, so split at its `)`.
+            let (head, rest) = stat.rsplit_once(") ")?;
+            let comm = head.split_once(" (")?.1;
+            let ppid: u32 = rest.split_whitespace().nth(1)?.parse().ok()?;
+            (ppid == parent && name.is_none_or(|name| comm == name)).then_some(pid)
+        })
+        .collect()
 }
