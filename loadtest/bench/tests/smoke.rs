@@ -41,18 +41,13 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// `bench run --smoke` of one scenario on the project's template and binaries;
-/// its stderr and results (the run must succeed).
-fn smoke_run(scenario: &str, out: &std::path::Path) -> (String, Results) {
-    smoke_run_with(scenario, &[], out)
-}
-
-/// [`smoke_run`] with more flags (`--api rest`).
-fn smoke_run_with(scenario: &str, flags: &[&str], out: &std::path::Path) -> (String, Results) {
-    let _turn = one_at_a_time();
+/// The command `bench run --smoke` of one scenario with `flags`, on the
+/// project's templates and binaries, writing to `out`.
+fn smoke_command(scenario: &str, flags: &[&str], out: &Path) -> Command {
     let template = workspace().join("template.yaml");
     let binaries = binaries_dir(&std::fs::read_to_string(&template).unwrap());
-    let output = Command::new(env!("CARGO_BIN_EXE_bench"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_bench"));
+    command
         .args(["run", "--smoke", "--no-sweep", "--no-capacity"])
         .args(["--scenario", scenario])
         .args(flags)
@@ -64,9 +59,20 @@ fn smoke_run_with(scenario: &str, flags: &[&str], out: &std::path::Path) -> (Str
         .arg(&binaries)
         .arg("--out")
         .arg(out)
-        .current_dir(workspace())
-        .output()
-        .unwrap();
+        .current_dir(workspace());
+    command
+}
+
+/// `bench run --smoke` of one scenario on the project's template and binaries;
+/// its stderr and results (the run must succeed).
+fn smoke_run(scenario: &str, out: &std::path::Path) -> (String, Results) {
+    smoke_run_with(scenario, &[], out)
+}
+
+/// [`smoke_run`] with more flags (`--api rest`).
+fn smoke_run_with(scenario: &str, flags: &[&str], out: &std::path::Path) -> (String, Results) {
+    let _turn = one_at_a_time();
+    let output = smoke_command(scenario, flags, out).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "bench failed: {stderr}");
     let results =
@@ -271,18 +277,8 @@ fn sigterm_stops_the_run_and_its_local_cloud() {
     // GIVEN a bench run whose local cloud runs function environments
     let _turn = one_at_a_time();
     let out = tempfile::tempdir().unwrap();
-    let template = workspace().join("template.yaml");
-    let binaries = binaries_dir(&std::fs::read_to_string(&template).unwrap());
     let stderr = out.path().join("bench.stderr");
-    let mut bench = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(["run", "--smoke", "--no-sweep", "--no-capacity"])
-        .args(["--scenario", "orders-baseline", "--template"])
-        .arg(&template)
-        .arg("--binaries-dir")
-        .arg(&binaries)
-        .arg("--out")
-        .arg(out.path())
-        .current_dir(workspace())
+    let mut bench = smoke_command("orders-baseline", &[], out.path())
         .stdout(std::process::Stdio::null())
         .stderr(std::fs::File::create(&stderr).unwrap())
         .spawn()
