@@ -28,7 +28,7 @@ impl Function for Monolith {
 async fn init() -> Result<Monolith, FunctionError> {
     let tokens = Tokens::from_env().map_err(FunctionError::config_invalid)?;
     let tables = TableNames::from_env().map_err(FunctionError::config_invalid)?;
-    let config = conduit::sdk::load().await;
+    let config = sdk_config::load().await;
     let client = aws_sdk_dynamodb::Client::new(&config);
     Ok(Monolith(App::dynamo(client, &tables, tokens)))
 }

@@ -14,7 +14,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 async fn main() -> Result<(), Error> {
     lambda_runtime::tracing::init_default_subscriber();
     let settings = ApiSettings::from_env()?;
-    let config = aws_config::load_from_env().await;
+    let config = sdk_config::load().await;
     let transport = orders::api::transport_for(&settings, &config);
     let transport = &transport;
     run(service_fn(move |request: Request| async move {

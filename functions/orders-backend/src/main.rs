@@ -17,7 +17,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 async fn main() -> Result<(), Error> {
     lambda_runtime::tracing::init_default_subscriber();
     let settings = BackendSettings::from_env()?;
-    let config = aws_config::load_from_env().await;
+    let config = sdk_config::load().await;
     let backend = OrdersBackend::new(
         aws_sdk_dynamodb::Client::new(&config),
         settings.table,

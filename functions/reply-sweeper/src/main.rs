@@ -16,7 +16,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 async fn main() -> Result<(), Error> {
     lambda_runtime::tracing::init_default_subscriber();
     let settings = SweeperSettings::from_env()?;
-    let config = aws_config::load_from_env().await;
+    let config = sdk_config::load().await;
     let sqs = aws_sdk_sqs::Client::new(&config);
     let (settings, sqs) = (&settings, &sqs);
     run(service_fn(move |_event: LambdaEvent<Value>| async move {

@@ -155,7 +155,7 @@ pub fn connections(
 pub async fn init(service: Service) -> Result<ServiceFunction, FunctionError> {
     let settings = Settings::from_env(service).map_err(FunctionError::config_invalid)?;
     let tokens = Tokens::from_env().map_err(FunctionError::config_invalid)?;
-    let config = conduit::sdk::load().await;
+    let config = sdk_config::load().await;
     let sqs = aws_sdk_sqs::Client::new(&config);
     let owned = dynamo_store(
         service,

@@ -14,7 +14,6 @@ pub mod lambda;
 pub mod model;
 pub mod passwords;
 pub mod resources;
-pub mod sdk;
 pub mod seed;
 pub mod store;
 pub mod views;

@@ -1,5 +1,5 @@
 //! The floor of a function that calls DynamoDB: the thin runtime (as the
-//! Conduit functions use it), the AWS SDK configured by the same `conduit::sdk::load`, and
+//! Conduit functions use it), the AWS SDK configured by the same `sdk_config::load`, and
 //! nothing else. Each invocation makes `CALLS` GetItem calls (default 1) for
 //! the key `{"id": "floor"}` of `TABLE_NAME` and answers the API Gateway
 //! response `200 "found"` or `200 "missing"`, without reading the event.
@@ -40,7 +40,7 @@ impl Function for DynamoGet {
     }
 }
 
-/// The SDK configured by `conduit::sdk::load`, as in the Conduit functions.
+/// The SDK configured by `sdk_config::load`, as in the Conduit functions.
 async fn init() -> Result<DynamoGet, FunctionError> {
     let table = std::env::var("TABLE_NAME")
         .map_err(|_| FunctionError::config_invalid("TABLE_NAME is not set"))?;
@@ -50,7 +50,7 @@ async fn init() -> Result<DynamoGet, FunctionError> {
             FunctionError::config_invalid(format!("CALLS is not a count: {calls:?}"))
         })?,
     };
-    let config = conduit::sdk::load().await;
+    let config = sdk_config::load().await;
     Ok(DynamoGet {
         client: aws_sdk_dynamodb::Client::new(&config),
         table,
