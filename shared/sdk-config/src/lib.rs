@@ -58,12 +58,9 @@ use aws_smithy_types::timeout::TimeoutConfig;
 pub async fn load() -> SdkConfig {
     let mut loader = aws_config::defaults(BehaviorVersion::latest())
         .stalled_stream_protection(StalledStreamProtectionConfig::disabled());
-    if EnvironmentVariableRegionProvider::new()
-        .region()
-        .await
-        .is_some()
-    {
-        loader = loader.region(EnvironmentVariableRegionProvider::new());
+    let env_region = EnvironmentVariableRegionProvider::new();
+    if env_region.region().await.is_some() {
+        loader = loader.region(env_region);
     }
     let env_credentials = EnvironmentVariableCredentialsProvider::new();
     if env_credentials.provide_credentials().await.is_ok() {
