@@ -120,6 +120,7 @@ impl LambdaService {
             })
             .collect();
         LambdaMetrics {
+            cpu_share: localcloud_metrics::CpuShareMetrics::default(),
             account_concurrency_limit: inner.config.account_concurrency_limit,
             dropped_records: inner.meter.dropped(),
             concurrent_executions: account.now,

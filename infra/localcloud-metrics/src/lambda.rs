@@ -23,9 +23,56 @@ impl Architecture {
     }
 }
 
+/// What produced the functions' durations: how each execution environment
+/// got its share of the CPU (docs/architecture.md, "CPU as AWS gives it").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CpuShareMode {
+    /// The kernel's CFS bandwidth control (cgroup v1 `cpu.cfs_quota_us`):
+    /// each environment runs at its share, durations as measured.
+    CgroupV1,
+    /// The same through cgroup v2 (`cpu.max`).
+    CgroupV2,
+    /// Environments ran unthrottled; each invocation's duration was
+    /// stretched from its measured CPU time as if it had run at its share.
+    Model,
+    /// Unthrottled, durations as measured on this machine's cores.
+    #[default]
+    Off,
+}
+
+impl CpuShareMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::CgroupV1 => "cgroup-v1",
+            Self::CgroupV2 => "cgroup-v2",
+            Self::Model => "model",
+            Self::Off => "off",
+        }
+    }
+
+    /// Whether durations stand for AWS's CPU share (cgroup or model).
+    pub fn is_on(self) -> bool {
+        self != Self::Off
+    }
+}
+
+/// How the CPU share was applied in this local cloud, and why not the
+/// kernel's where it fell back to the model.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpuShareMetrics {
+    pub mode: CpuShareMode,
+    /// Why `--cpu-share aws` fell back to the model (no cgroup controller
+    /// writable), `None` otherwise.
+    #[serde(deserialize_with = "Option::deserialize")]
+    pub fallback_reason: Option<String>,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LambdaMetrics {
+    pub cpu_share: CpuShareMetrics,
     pub account_concurrency_limit: u32,
     /// Oldest invocation records dropped to stay within the emulator's cap.
     pub dropped_records: u64,
@@ -72,8 +119,30 @@ pub struct FunctionMetrics {
     /// between two readings (taken after invocations and when an environment
     /// is retired) loses what it used since the last one.
     pub thread_cpu_ms: BTreeMap<String, f64>,
+    /// The CPU share of each of its environments in vCPUs: `memory_mb` /
+    /// 1,769, at most the vCPUs AWS shows at that size; 0 with the share off.
+    pub cpu_share_vcpus: f64,
+    /// Time its environments were held back by their CPU quota (cgroup
+    /// `cpu.stat` throttled time): the quota at work, as on AWS.
+    pub throttled_ms: f64,
+    /// Time its processes' threads were runnable but waiting for a core
+    /// (`/proc/<pid>/task/*/schedstat`): the quota's hold-backs plus this
+    /// machine's contention.
+    pub run_queue_wait_ms: f64,
+    /// Part of `duration_ms` (and so of `billed_ms`) that the model added
+    /// ([`CpuShareMode::Model`]); 0 otherwise.
+    pub modeled_cpu_ms: f64,
     pub concurrent_executions: u32,
     pub peak_concurrent_executions: u32,
     /// Execution environments alive now (busy or warm).
     pub environments: usize,
+}
+
+impl FunctionMetrics {
+    /// Billed time that was this machine's contention rather than the
+    /// quota: run-queue waits beyond the throttled time. An approximation:
+    /// two threads held back together wait twice the group's throttled time.
+    pub fn contention_ms(&self) -> f64 {
+        (self.run_queue_wait_ms - self.throttled_ms).max(0.0)
+    }
 }

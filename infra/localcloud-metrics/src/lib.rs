@@ -19,13 +19,15 @@ use serde::{Deserialize, Serialize};
 pub use api::{ApiKind, ApiMetrics, ApiOutcome};
 pub use dynamodb::{DynamoDbMetrics, TableMetrics};
 pub use esm::EsmMetrics;
-pub use lambda::{Architecture, FunctionMetrics, LambdaMetrics};
+pub use lambda::{Architecture, CpuShareMetrics, CpuShareMode, FunctionMetrics, LambdaMetrics};
 pub use sqs::{QueueMetrics, SqsMetrics};
 
 /// Version of the document's shape; readers refuse any other.
 /// 3: every API says its `kind` (HTTP API, REST API, function URL).
 /// 4: every function says its named threads' CPU (`thread_cpu_ms`).
-pub const VERSION: u32 = 4;
+/// 5: the CPU share (`lambda.cpu_share`; per function `cpu_share_vcpus`,
+/// `throttled_ms`, `run_queue_wait_ms`, `modeled_cpu_ms`).
+pub const VERSION: u32 = 5;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
