@@ -19,6 +19,15 @@ pub struct CpuReading {
     pub total_ms: f64,
     /// Named threads other than the main one (see [`named_thread`]).
     pub threads: Vec<ThreadCpu>,
+    /// Every live thread's time spent runnable but waiting for a CPU
+    /// (`task/<tid>/schedstat`, second field), main thread included.
+    pub run_queue_waits: Vec<ThreadWait>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ThreadWait {
+    pub tid: u32,
+    pub ms: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -30,20 +39,28 @@ pub struct ThreadCpu {
     pub cpu_ms: f64,
 }
 
-/// The CPU time of `pid` and of its named threads; `None` once it is gone.
-/// One read per thread: a thread's `task/<tid>/stat` holds its `comm` (field
-/// 2) beside its times, so `task/<tid>/comm` need not be opened too.
+/// The CPU time of `pid` and of its named threads, and every thread's
+/// run-queue wait; `None` once it is gone. A thread's `task/<tid>/stat`
+/// holds its `comm` (field 2) beside its times, so `task/<tid>/comm` need
+/// not be opened too.
 pub fn read_cpu(pid: u32) -> Option<CpuReading> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let (main_name, ticks) = parse_stat(&stat)?;
     let mut threads = Vec::new();
+    let mut run_queue_waits = Vec::new();
     // Unreadable entries are threads that ended since the listing.
     if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
         for task in tasks.flatten() {
-            let tid = task.file_name().to_str().and_then(|t| t.parse().ok());
-            let Some(tid) = tid.filter(|&tid| tid != pid) else {
+            let Some(tid) = task.file_name().to_str().and_then(|t| t.parse().ok()) else {
                 continue;
             };
+            let schedstat = std::fs::read_to_string(task.path().join("schedstat"));
+            if let Some(ms) = schedstat.ok().as_deref().and_then(parse_run_queue_wait_ms) {
+                run_queue_waits.push(ThreadWait { tid, ms });
+            }
+            if tid == pid {
+                continue;
+            }
             if let Ok(text) = std::fs::read_to_string(task.path().join("stat")) {
                 threads.extend(named_thread(tid, &text, main_name));
             }
@@ -52,7 +69,15 @@ pub fn read_cpu(pid: u32) -> Option<CpuReading> {
     Some(CpuReading {
         total_ms: ticks_to_ms(ticks),
         threads,
+        run_queue_waits,
     })
+}
+
+/// `schedstat`: time on the CPU, time waiting on a run queue (both in ns),
+/// and the number of time slices.
+fn parse_run_queue_wait_ms(schedstat: &str) -> Option<f64> {
+    let wait_ns: u64 = schedstat.split_whitespace().nth(1)?.parse().ok()?;
+    Some(wait_ns as f64 / 1e6)
 }
 
 /// CPU time of the calling thread alone, from `/proc/thread-self/stat`.
@@ -131,6 +156,12 @@ fn parse_vm_hwm(status: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_run_queue_wait_is_the_second_schedstat_field() {
+        assert_eq!(parse_run_queue_wait_ms("5000000 2500000 7\n"), Some(2.5));
+        assert_eq!(parse_run_queue_wait_ms("5000000\n"), None);
+    }
 
     #[test]
     fn cpu_ticks_are_counted_after_the_command_name() {

@@ -30,6 +30,9 @@ pub struct LambdaConfig {
     /// Invocation records kept for `records()`; older ones are dropped (the
     /// totals in `metrics()` still count them).
     pub max_records: usize,
+    /// How each execution environment gets CPU: in proportion to its memory
+    /// size as on AWS (the default), or unthrottled (`Off`).
+    pub cpu_share: CpuShare,
     pub functions: Vec<FunctionConfig>,
 }
 
@@ -47,11 +50,13 @@ impl Default for LambdaConfig {
             async_max_event_age: Duration::from_secs(6 * 3600),
             init_timeout: Duration::from_secs(10),
             max_records: 1_000_000,
+            cpu_share: CpuShare::default(),
             functions: Vec::new(),
         }
     }
 }
 
+pub use crate::cpu_share::CpuShare;
 pub use localcloud_metrics::Architecture;
 
 /// One function: its binary plays the part of `bootstrap` in `provided.al2023`.

@@ -1,8 +1,10 @@
-//! CPU time of one function's processes, as a whole and by thread name:
+//! CPU time of one function's processes, as a whole and by thread name,
+//! with the time they waited for a CPU and were held back by their quota:
 //! the last reading of each live process, the final readings of exited ones,
 //! and the totals at the last reset.
 
 use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 
 use localcloud_core::procstat::CpuReading;
 
@@ -12,11 +14,17 @@ pub struct CpuTotals {
     pub ms: f64,
     /// By thread name; several threads of one name add up.
     pub threads: BTreeMap<String, f64>,
+    /// Runnable but not running, summed over threads.
+    pub run_queue_wait_ms: f64,
+    /// Held back by the environments' CPU quotas.
+    pub throttled_ms: f64,
 }
 
 impl CpuTotals {
     fn add(&mut self, other: &CpuTotals) {
         self.ms += other.ms;
+        self.run_queue_wait_ms += other.run_queue_wait_ms;
+        self.throttled_ms += other.throttled_ms;
         for (name, ms) in &other.threads {
             *self.threads.entry(name.clone()).or_default() += ms;
         }
@@ -33,9 +41,14 @@ impl CpuTotals {
         CpuTotals {
             ms: self.ms - earlier.ms,
             threads,
+            run_queue_wait_ms: self.run_queue_wait_ms - earlier.run_queue_wait_ms,
+            throttled_ms: self.throttled_ms - earlier.throttled_ms,
         }
     }
 }
+
+/// Reads a process's throttled time (its group's `cpu.stat`).
+pub type ThrottleSource = Option<PathBuf>;
 
 #[derive(Default)]
 pub struct CpuAccount {
@@ -45,8 +58,15 @@ pub struct CpuAccount {
 }
 
 impl CpuAccount {
-    pub fn started(&mut self, pid: u32) {
-        self.live.insert(pid, ProcessCpu::default());
+    /// A new process; `throttles` is its group's `cpu.stat`, if it has one.
+    pub fn started(&mut self, pid: u32, throttles: ThrottleSource) {
+        self.live.insert(
+            pid,
+            ProcessCpu {
+                throttle_source: throttles,
+                ..ProcessCpu::default()
+            },
+        );
     }
 
     /// Takes a reading of a live process.
@@ -96,6 +116,12 @@ impl CpuAccount {
 #[derive(Debug, Default)]
 struct ProcessCpu {
     ms: f64,
+    /// Run-queue wait of the threads seen so far: the last reading of each
+    /// live thread, and what ended threads had at their last reading.
+    waits: HashMap<u32, f64>,
+    ended_wait_ms: f64,
+    throttle_source: ThrottleSource,
+    throttled_ms: f64,
     /// Threads seen alive at the last reading, by thread id.
     threads: HashMap<u32, ThreadCount>,
     /// Threads that ended (or whose id or name changed), by name.
@@ -119,6 +145,14 @@ impl ThreadCount {
 impl ProcessCpu {
     fn record(&mut self, reading: &CpuReading) {
         self.ms = self.ms.max(reading.total_ms);
+        self.record_waits(reading);
+        if let Some(ms) = self
+            .throttle_source
+            .as_deref()
+            .and_then(crate::cpu_share::read_throttled_ms)
+        {
+            self.throttled_ms = self.throttled_ms.max(ms);
+        }
         let mut alive = HashMap::with_capacity(reading.threads.len());
         for thread in &reading.threads {
             let count = match self.threads.remove(&thread.tid) {
@@ -150,6 +184,22 @@ impl ProcessCpu {
         }
     }
 
+    /// A thread's wait only grows; one gone since the last reading keeps its
+    /// last, and a lower figure under a known id is a new thread.
+    fn record_waits(&mut self, reading: &CpuReading) {
+        let mut alive = HashMap::with_capacity(reading.run_queue_waits.len());
+        for wait in &reading.run_queue_waits {
+            match self.waits.remove(&wait.tid) {
+                Some(last) if last > wait.ms => self.ended_wait_ms += last,
+                _ => {}
+            }
+            alive.insert(wait.tid, wait.ms);
+        }
+        self.ended_wait_ms += std::mem::replace(&mut self.waits, alive)
+            .values()
+            .sum::<f64>();
+    }
+
     fn end(&mut self, thread: ThreadCount) {
         *self.ended.entry(thread.name.clone()).or_default() += thread.counted();
     }
@@ -162,6 +212,8 @@ impl ProcessCpu {
         CpuTotals {
             ms: self.ms,
             threads,
+            run_queue_wait_ms: self.ended_wait_ms + self.waits.values().sum::<f64>(),
+            throttled_ms: self.throttled_ms,
         }
     }
 }
@@ -174,6 +226,7 @@ mod tests {
     fn reading(total_ms: f64, threads: &[(u32, &str, f64)]) -> CpuReading {
         CpuReading {
             total_ms,
+            run_queue_waits: Vec::new(),
             threads: threads
                 .iter()
                 .map(|&(tid, name, cpu_ms)| ThreadCpu {
@@ -197,7 +250,7 @@ mod tests {
     fn threads_of_one_name_add_up_and_an_ended_one_keeps_its_last_reading() {
         // GIVEN a process with an argon2 thread and two workers
         let mut account = CpuAccount::default();
-        account.started(7);
+        account.started(7, None);
         account.record(
             7,
             &reading(
@@ -217,8 +270,8 @@ mod tests {
     fn an_exited_process_keeps_its_totals_and_a_reset_starts_from_zero() {
         // GIVEN two processes, one of which exits with a final reading
         let mut account = CpuAccount::default();
-        account.started(1);
-        account.started(2);
+        account.started(1, None);
+        account.started(2, None);
         account.record(1, &reading(30.0, &[(11, "argon2", 20.0)]));
         account.retire(1, Some(&reading(50.0, &[(11, "argon2", 40.0)])));
         // WHEN the live one is read at the totals
@@ -256,6 +309,23 @@ mod tests {
             threads(&account.totals(|_| None)),
             [("argon2", 10.0), ("main", 1.0)]
         );
+    }
+
+    #[test]
+    fn run_queue_waits_add_up_over_threads_that_come_and_go() {
+        use localcloud_core::procstat::ThreadWait;
+        let waits = |w: &[(u32, f64)]| CpuReading {
+            run_queue_waits: w.iter().map(|&(tid, ms)| ThreadWait { tid, ms }).collect(),
+            ..CpuReading::default()
+        };
+        let mut account = CpuAccount::default();
+        account.started(1, None);
+        account.record(1, &waits(&[(1, 2.0), (2, 3.0)]));
+        // Thread 2 ends with its 3 ms; thread 1 goes on; a new thread 2 starts.
+        account.record(1, &waits(&[(1, 5.0), (2, 0.5)]));
+        assert_eq!(account.totals(|_| None).run_queue_wait_ms, 8.5);
+        account.retire(1, Some(&waits(&[(1, 6.0)])));
+        assert_eq!(account.totals(|_| None).run_queue_wait_ms, 9.5);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use tokio::process::{Child, Command};
 use tokio::sync::watch;
 
 use crate::config::{FunctionConfig, LambdaConfig};
+use crate::cpu_share::{CpuController, EnvironmentShare, ProcessCpuClock};
 use crate::faults::Kill;
 use crate::logs::FunctionLog;
 use crate::names::LATEST;
@@ -64,6 +65,9 @@ pub struct Environment {
     memory: Option<procstat::PeakRssReader>,
     /// When the function last sampled this process's CPU time.
     pub last_cpu_sample: Option<Instant>,
+    /// Its CPU share; its cgroup, if any, goes when the environment does.
+    pub share: EnvironmentShare,
+    cpu_clock: Option<ProcessCpuClock>,
 }
 
 impl Environment {
@@ -72,10 +76,14 @@ impl Environment {
     pub async fn start(
         function: &FunctionConfig,
         service: &LambdaConfig,
+        cpu: &CpuController,
         log: &FunctionLog,
         shutdown: &mut watch::Receiver<bool>,
     ) -> Result<(Self, Duration), InitFailure> {
         let runtime = RuntimeApi::bind().await.map_err(InitFailure::Spawn)?;
+        let share = cpu
+            .environment(function.memory_mb)
+            .map_err(|e| InitFailure::Spawn(cpu_group_error(e)))?;
         let started = Instant::now();
         let mut child = command(function, service, &runtime.address)
             .spawn()
@@ -87,6 +95,9 @@ impl Environment {
             log.pipe(stderr);
         }
         let pid = child.id().unwrap_or_default();
+        // Init runs at the vCPUs the environment sees (cpu_share's docs):
+        // moving it into its group a moment after the spawn changes nothing.
+        let attached = share.attach(pid);
         let mut env = Self {
             child,
             pid,
@@ -95,8 +106,22 @@ impl Environment {
             peak_memory_mb: None,
             memory: procstat::PeakRssReader::open(pid),
             last_cpu_sample: None,
+            share,
+            cpu_clock: ProcessCpuClock::of(pid),
         };
-        match env.await_ready(service.init_timeout, shutdown).await {
+        if let Err(e) = attached {
+            env.kill().await;
+            return Err(InitFailure::Spawn(cpu_group_error(e)));
+        }
+        let ready = env
+            .await_ready(service.init_timeout, shutdown)
+            .await
+            .and_then(|()| {
+                env.share
+                    .init_done()
+                    .map_err(|e| InitFailure::Spawn(cpu_group_error(e)))
+            });
+        match ready {
             Ok(()) => {
                 let init = started.elapsed();
                 // A first reading, for a process that dies in its first invocation.
@@ -212,6 +237,12 @@ impl Environment {
         procstat::read_cpu(self.pid)
     }
 
+    /// The process's CPU time so far from its CPU clock (nanosecond
+    /// resolution, all threads), for one invocation's CPU.
+    pub fn cpu_clock_ms(&self) -> Option<f64> {
+        self.cpu_clock.as_ref().and_then(ProcessCpuClock::read_ms)
+    }
+
     /// Peak memory of the process so far, read from `/proc`; the last reading
     /// when the process is gone.
     pub fn read_peak_memory_mb(&mut self) -> Option<u64> {
@@ -228,6 +259,15 @@ impl Environment {
         let _ = self.child.start_kill();
         let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
     }
+}
+
+/// A cgroup the CPU share needs but could not get: the environment cannot
+/// run at its share, so it does not run.
+fn cpu_group_error(e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(
+        e.kind(),
+        format!("cannot give the environment its CPU share (cgroup): {e}"),
+    )
 }
 
 fn command(function: &FunctionConfig, service: &LambdaConfig, runtime_api: &str) -> Command {

@@ -70,8 +70,9 @@ impl Function {
         std::mem::take(&mut *self.idle.lock())
     }
 
-    pub fn started(&self, pid: u32) {
-        self.cpu.lock().started(pid);
+    /// A new environment's process; `throttles`, its cgroup's `cpu.stat`.
+    pub fn started(&self, pid: u32, throttles: crate::cpu::ThrottleSource) {
+        self.cpu.lock().started(pid, throttles);
     }
 
     /// Records the latest CPU reading of a live process (whole and by named

@@ -10,6 +10,7 @@ use localcloud_core::{InvokeError, InvokeResponse};
 use tokio::sync::watch;
 
 use crate::concurrency::Slot;
+use crate::cpu_share::modeled_duration_ms;
 use crate::environment::{self, Completion, Environment, InitFailure};
 use crate::failures;
 use crate::function::Function;
@@ -56,13 +57,14 @@ impl Inner {
             None => match Environment::start(
                 &function.config,
                 &self.config,
+                &self.cpu,
                 &function.log,
                 &mut shutdown,
             )
             .await
             {
                 Ok((env, init)) => {
-                    function.started(env.pid);
+                    function.started(env.pid, env.share.throttle_source());
                     (env, Some(init))
                 }
                 Err(failure) => return self.init_failed(&mut attempt, failure, slot),
@@ -103,10 +105,20 @@ impl Inner {
             memory_mb: function.config.memory_mb,
         };
         let (busy, mut kill) = function.faults.arm(dispatched.into());
+        let cpu_before = env.cpu_clock_ms();
         let mut completion = env.invoke(invocation, limits, shutdown, &mut kill).await;
         drop(busy);
         function.faults.settle(&kill, dispatched.elapsed());
-        let duration_ms = dispatched.elapsed().as_secs_f64() * 1000.0;
+        let wall_ms = dispatched.elapsed().as_secs_f64() * 1000.0;
+        let cpu_ms = cpu_before
+            .zip(env.cpu_clock_ms())
+            .map(|(before, after)| (after - before).max(0.0));
+        let stretch = model_stretch(&env, &mut completion, wall_ms, cpu_ms, timeout);
+        if stretch > 0.0 {
+            // The caller waits as long as the environment would have run.
+            tokio::time::sleep(Duration::from_secs_f64(stretch / 1000.0)).await;
+        }
+        let duration_ms = wall_ms + stretch;
         // A process that died mid-invocation leaves its last reading.
         let memory = env.read_peak_memory_mb();
         if memory.is_some_and(|mb| mb > u64::from(limits.memory_mb)) {
@@ -129,7 +141,9 @@ impl Inner {
         let error_type = (outcome != Outcome::Success)
             .then(|| failures::error_type(&payload))
             .flatten();
-        let record = attempt.record(outcome, duration_ms, init_ms, memory, error_type);
+        let mut record = attempt.record(outcome, duration_ms, init_ms, memory, error_type);
+        record.cpu_ms = cpu_ms;
+        record.modeled_cpu_ms = stretch;
         // One write for both lines: this runs once per invocation.
         function.log.line(&format!(
             "END RequestId: {request_id}\n{}",
@@ -228,6 +242,32 @@ fn settle(
     })
 }
 
+/// Milliseconds the CPU-share model adds to an invocation that ran
+/// unthrottled (0 unless the environment is modeled): its CPU at the
+/// environment's share. One that would have outlasted its timeout at that
+/// share becomes a timeout, at the timeout.
+fn model_stretch(
+    env: &Environment,
+    completion: &mut Completion,
+    wall_ms: f64,
+    cpu_ms: Option<f64>,
+    timeout: Duration,
+) -> f64 {
+    let (true, Some(cpu_ms)) = (env.share.is_modeled(), cpu_ms) else {
+        return 0.0;
+    };
+    if !matches!(completion, Completion::Response(_) | Completion::Error(_)) {
+        return 0.0;
+    }
+    let modeled = modeled_duration_ms(wall_ms, cpu_ms, env.share.vcpus);
+    let timeout_ms = timeout.as_secs_f64() * 1000.0;
+    if modeled > timeout_ms {
+        *completion = Completion::TimedOut;
+        return (timeout_ms - wall_ms).max(0.0);
+    }
+    modeled - wall_ms
+}
+
 /// What one attempt needs to describe itself in a record.
 struct Attempt<'a> {
     function: &'a Function,
@@ -264,6 +304,8 @@ impl Attempt<'_> {
             init_duration_ms,
             outcome,
             error_type,
+            cpu_ms: None,
+            modeled_cpu_ms: 0.0,
         }
     }
 }

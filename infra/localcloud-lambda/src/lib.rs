@@ -31,7 +31,7 @@
 //! (one attempt in one environment), `environment` (a process and its
 //! `runtime_api`), `concurrency`, `async_invoke` (Event retries), `api`
 //! (REST-JSON routes), `metering`, `cpu` (CPU time of the function processes,
-//! by named thread), `failures` (Lambda's own error documents), `faults`
+//! by named thread), `cpu_share` (CPU in proportion to memory, as on AWS), `failures` (Lambda's own error documents), `faults`
 //! (environments killed on purpose).
 
 mod api;
@@ -39,6 +39,7 @@ mod async_invoke;
 mod concurrency;
 pub mod config;
 mod cpu;
+pub mod cpu_share;
 mod environment;
 mod failures;
 mod faults;
@@ -51,7 +52,8 @@ mod runtime_api;
 mod service;
 
 pub use concurrency::{ACCOUNT_LIMIT_EXCEEDED, RESERVED_LIMIT_EXCEEDED};
-pub use config::{Architecture, FunctionConfig, LambdaConfig};
+pub use config::{Architecture, CpuShare, FunctionConfig, LambdaConfig};
+pub use cpu_share::CpuShareMode;
 pub use faults::FaultStats;
 pub use metering::{FunctionMetrics, InvocationRecord, LambdaMetrics, Outcome};
 pub use service::LambdaService;

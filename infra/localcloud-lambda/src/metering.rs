@@ -48,6 +48,11 @@ pub struct InvocationRecord {
     pub init_duration_ms: Option<f64>,
     pub outcome: Outcome,
     pub error_type: Option<String>,
+    /// CPU time of the environment's process during the invoke phase, all
+    /// threads (`None` where its CPU clock cannot be read).
+    pub cpu_ms: Option<f64>,
+    /// Part of `duration_ms` the CPU-share model added (0 unless modeled).
+    pub modeled_cpu_ms: f64,
 }
 
 impl InvocationRecord {
@@ -106,6 +111,7 @@ fn add(totals: &mut FunctionMetrics, record: &InvocationRecord) {
     totals.duration_ms += record.duration_ms;
     totals.billed_ms += record.billed_ms;
     totals.gb_seconds += record.gb_seconds();
+    totals.modeled_cpu_ms += record.modeled_cpu_ms;
 }
 
 /// The latest records (at most `max_records`, so long load tests do not
@@ -183,6 +189,8 @@ mod tests {
             init_duration_ms: init,
             outcome,
             error_type: None,
+            cpu_ms: None,
+            modeled_cpu_ms: 0.0,
         }
     }
 

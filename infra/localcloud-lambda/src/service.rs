@@ -15,6 +15,7 @@ use tokio::task::JoinHandle;
 
 use crate::concurrency::Concurrency;
 use crate::config::LambdaConfig;
+use crate::cpu_share::{share_vcpus, CpuController};
 use crate::failures;
 use crate::function::Function;
 use crate::logs::FunctionLog;
@@ -31,6 +32,8 @@ pub(crate) struct Inner {
     pub functions: BTreeMap<String, Arc<Function>>,
     pub concurrency: Arc<Concurrency>,
     pub meter: Meter,
+    /// How environments get their CPU share.
+    pub cpu: CpuController,
     shutdown: watch::Sender<bool>,
 }
 
@@ -75,7 +78,9 @@ impl LambdaService {
                 .map(|f| (f.name.as_str(), f.reserved_concurrency)),
         );
         let meter = Meter::new(config.max_records);
+        let cpu = CpuController::new(config.cpu_share);
         let inner = Arc::new(Inner {
+            cpu,
             config,
             functions,
             concurrency: Arc::new(concurrency),
@@ -111,6 +116,14 @@ impl LambdaService {
                     architecture: function.config.architecture,
                     cpu_ms: cpu.ms,
                     thread_cpu_ms: cpu.threads,
+                    cpu_share_vcpus: if inner.cpu.mode().is_on() {
+                        share_vcpus(function.config.memory_mb)
+                    } else {
+                        0.0
+                    },
+                    throttled_ms: cpu.throttled_ms,
+                    run_queue_wait_includes_throttled: inner.cpu.wait_includes_throttled,
+                    run_queue_wait_ms: cpu.run_queue_wait_ms,
                     concurrent_executions: usage.now,
                     peak_concurrent_executions: usage.peak,
                     environments: function.process_ids().len(),
@@ -120,7 +133,7 @@ impl LambdaService {
             })
             .collect();
         LambdaMetrics {
-            cpu_share: localcloud_metrics::CpuShareMetrics::default(),
+            cpu_share: inner.cpu.metrics(),
             account_concurrency_limit: inner.config.account_concurrency_limit,
             dropped_records: inner.meter.dropped(),
             concurrent_executions: account.now,

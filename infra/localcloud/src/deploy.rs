@@ -58,6 +58,7 @@ pub struct Deployer {
     /// Code cache (`code/`) and function logs (`logs/`).
     pub state_dir: PathBuf,
     pub deployments: Arc<Deployments>,
+    pub cpu_share: localcloud_lambda::CpuShare,
 }
 
 impl Deployer {
@@ -71,6 +72,7 @@ impl Deployer {
             imports: d.imports.clone(),
             generate_no_echo: false,
             log_dir: self.state_dir.join("logs"),
+            cpu_share: self.cpu_share,
             ..StackConfig::new(PathBuf::from("template.yaml"))
         }
     }

@@ -31,7 +31,7 @@ use localcloud_sqs::SqsService;
 pub use admin::Admin;
 pub use code::zip_of;
 pub use deploy::{Deployer, Deployments};
-pub use stack::{Stack, StackConfig, StackError};
+pub use stack::{MemorySizeOverride, Stack, StackConfig, StackError};
 
 /// Where the local cloud listens when nothing else is said: loopback only.
 pub const DEFAULT_BIND: &str = "127.0.0.1:4566";
@@ -51,6 +51,8 @@ pub struct LocalCloudConfig {
     /// Deployed stacks keep their unpacked code (`code/`) and function logs
     /// (`logs/`) here.
     pub state_dir: PathBuf,
+    /// How every stack's execution environments get CPU (`--cpu-share`).
+    pub cpu_share: localcloud_lambda::CpuShare,
 }
 
 impl Default for LocalCloudConfig {
@@ -62,6 +64,7 @@ impl Default for LocalCloudConfig {
             stack: None,
             latency: None,
             state_dir: PathBuf::from(".localcloud"),
+            cpu_share: localcloud_lambda::CpuShare::default(),
         }
     }
 }
@@ -125,7 +128,16 @@ impl LocalCloud {
         });
         let stack = match &config.stack {
             Some(stack_config) => Some(Arc::new(
-                Stack::start(stack_config, addr, &dynamodb, &sqs).await?,
+                Stack::start(
+                    &StackConfig {
+                        cpu_share: config.cpu_share,
+                        ..stack_config.clone()
+                    },
+                    addr,
+                    &dynamodb,
+                    &sqs,
+                )
+                .await?,
             )),
             None => None,
         };
@@ -141,6 +153,7 @@ impl LocalCloud {
             s3: s3.clone(),
             state_dir: config.state_dir.clone(),
             deployments: deployments.clone(),
+            cpu_share: config.cpu_share,
         };
         let cloudformation = localcloud_cloudformation::CloudFormation::new(Arc::new(deployer));
         let admin = Arc::new(Admin::new(dynamodb.clone(), sqs.clone(), stack.clone()));

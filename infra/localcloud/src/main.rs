@@ -46,6 +46,12 @@ enum Command {
         /// Where stacks deployed with `sam deploy` keep their unpacked code and logs.
         #[arg(long, default_value = ".localcloud", env = "LOCALCLOUD_STATE_DIR")]
         state_dir: PathBuf,
+        /// CPU of each execution environment: `aws`, in proportion to its memory
+        /// size (1,769 MB = one vCPU) through the kernel's cgroup quota, or where
+        /// no cgroup can be written a model from each invocation's CPU time;
+        /// `model`, that model always; `off`, unthrottled on this machine's cores.
+        #[arg(long, default_value = "aws", env = "LOCALCLOUD_CPU_SHARE")]
+        cpu_share: localcloud_lambda::CpuShare,
         #[command(flatten)]
         app: AppArgs,
     },
@@ -101,6 +107,10 @@ struct AppArgs {
     /// logical id, rate 0 to 1; repeatable). Also `POST /_localcloud/faults`.
     #[arg(long = "kill-rate", value_name = "FUNCTION=RATE", value_parser = localcloud::faults::parse_kill_rate)]
     kill_rates: Vec<(String, f64)>,
+    /// Memory size replacing the template's, as `FUNCTION=MB` (logical id or
+    /// name) or `MB` for every function (repeatable; 128 to 10240).
+    #[arg(long = "memory-size", value_name = "[FUNCTION=]MB")]
+    memory_sizes: Vec<localcloud::MemorySizeOverride>,
 }
 
 impl AppArgs {
@@ -132,6 +142,7 @@ impl AppArgs {
             log_dir: self.log_dir.clone(),
             account_concurrency_limit: self.account_concurrency,
             idle_timeout: Duration::from_secs(self.idle_seconds),
+            memory_sizes: self.memory_sizes.clone(),
             ..StackConfig::new(template)
         }))
     }
@@ -153,8 +164,17 @@ async fn main() -> anyhow::Result<()> {
             state_file,
             latency_profile,
             state_dir,
+            cpu_share,
             app,
-        } => serve(bind, state_file, latency_profile, state_dir, app, started).await,
+        } => {
+            let data = DataArgs {
+                state_file,
+                latency_profile,
+                state_dir,
+                cpu_share,
+            };
+            serve(bind, data, app, started).await
+        }
         Command::RestTemplate { template, output } => rest_template(&template, output.as_deref()),
     }
 }
@@ -184,14 +204,26 @@ fn rest_template(
     }
 }
 
-async fn serve(
-    bind: SocketAddr,
+/// What `serve` keeps and how it runs, beside the application.
+struct DataArgs {
     state_file: Option<PathBuf>,
     latency_profile: Option<PathBuf>,
     state_dir: PathBuf,
+    cpu_share: localcloud_lambda::CpuShare,
+}
+
+async fn serve(
+    bind: SocketAddr,
+    data: DataArgs,
     app: AppArgs,
     started: Instant,
 ) -> anyhow::Result<()> {
+    let DataArgs {
+        state_file,
+        latency_profile,
+        state_dir,
+        cpu_share,
+    } = data;
     let latency = match &latency_profile {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -214,6 +246,7 @@ async fn serve(
         stack: app.stack_config()?,
         latency,
         state_dir,
+        cpu_share,
         ..LocalCloudConfig::default()
     };
     let cloud = LocalCloud::start(config).await?;
@@ -225,12 +258,25 @@ async fn serve(
         for name in stack.app.generated_parameters() {
             tracing::info!("parameter {name} has no value: using a random development value");
         }
-        for function in &stack.app.functions {
+        let cpu = stack.lambda.metrics().cpu_share;
+        tracing::info!(
+            "CPU share: {}{}",
+            cpu.mode.as_str(),
+            match cpu.mode {
+                localcloud_lambda::CpuShareMode::Off =>
+                    " (environments unthrottled: durations under-count AWS's CPU time)",
+                localcloud_lambda::CpuShareMode::Model =>
+                    " (durations stretched from each invocation's CPU time at memory / 1,769 MB vCPU)",
+                _ => " (each environment's cgroup quota: memory / 1,769 MB vCPU)",
+            }
+        );
+        for function in &stack.lambda.config().functions {
             tracing::info!(
-                "function {} ({} MB, {} s)",
+                "function {} ({} MB = {:.3} vCPU, {} s)",
                 function.name,
-                function.memory_size,
-                function.timeout
+                function.memory_mb,
+                localcloud_lambda::cpu_share::share_vcpus(function.memory_mb),
+                function.timeout.as_secs()
             );
         }
         for (function, rate) in &app.kill_rates {

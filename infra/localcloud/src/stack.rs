@@ -14,7 +14,7 @@ use localcloud_apigw::GatewayHandle;
 use localcloud_core::RequestContext;
 use localcloud_dynamodb::DynamoDb;
 use localcloud_esm::{EsmConfig, EsmHandle};
-use localcloud_lambda::{Architecture, FunctionConfig, LambdaConfig, LambdaService};
+use localcloud_lambda::{Architecture, CpuShare, FunctionConfig, LambdaConfig, LambdaService};
 use localcloud_metrics::MetricsDocument;
 use localcloud_sqs::SqsService;
 use localcloud_template::{Application, ResolveContext};
@@ -59,6 +59,59 @@ pub struct StackConfig {
     /// Give `NoEcho` parameters without a value a random development value
     /// (`serve --template`); a deploy requires values, as AWS does.
     pub generate_no_echo: bool,
+    /// How environments get CPU; [`crate::LocalCloud`] sets it from
+    /// [`crate::LocalCloudConfig::cpu_share`] for every stack it runs.
+    pub cpu_share: CpuShare,
+    /// Memory sizes replacing the template's (`serve --memory-size`).
+    pub memory_sizes: Vec<MemorySizeOverride>,
+}
+
+/// `--memory-size [FUNCTION=]MB`: one function's memory size (by logical id
+/// or name), or every function's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemorySizeOverride {
+    pub function: Option<String>,
+    pub mb: u32,
+}
+
+impl std::str::FromStr for MemorySizeOverride {
+    type Err = String;
+
+    /// Lambda's range: "between 128 MB and 10,240 MB in 1-MB increments"
+    /// (AWS Lambda Developer Guide, "Configure Lambda function memory").
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let (function, mb) = match text.rsplit_once('=') {
+            Some((function, mb)) if !function.is_empty() => (Some(function.to_string()), mb),
+            Some(_) => return Err(format!("{text:?}: a function name before '='")),
+            None => (None, text),
+        };
+        let mb: u32 = mb
+            .trim()
+            .parse()
+            .map_err(|_| format!("{text:?}: the memory size must be a number of MB"))?;
+        if !(128..=10_240).contains(&mb) {
+            return Err(format!("{text:?}: Lambda's memory size is 128 to 10240 MB"));
+        }
+        Ok(Self { function, mb })
+    }
+}
+
+impl MemorySizeOverride {
+    /// The memory size `--memory-size` gives a function: the last override
+    /// that names it, else the last one for every function, else `template`.
+    pub fn resolve(overrides: &[Self], logical_id: &str, name: &str, template: u32) -> u32 {
+        let named = |o: &&Self| {
+            o.function
+                .as_deref()
+                .is_some_and(|f| f == logical_id || f == name)
+        };
+        overrides
+            .iter()
+            .rev()
+            .find(named)
+            .or_else(|| overrides.iter().rev().find(|o| o.function.is_none()))
+            .map_or(template, |o| o.mb)
+    }
 }
 
 impl StackConfig {
@@ -80,6 +133,8 @@ impl StackConfig {
             account_id: localcloud_core::context::DEFAULT_ACCOUNT.into(),
             imports: BTreeMap::new(),
             generate_no_echo: true,
+            cpu_share: CpuShare::default(),
+            memory_sizes: Vec::new(),
         }
     }
 
@@ -109,6 +164,8 @@ pub enum StackError {
     },
     #[error("cannot start {what}: {message}")]
     Start { what: String, message: String },
+    #[error("--memory-size {function}={mb}: the template has no function {function} (logical id or name)")]
+    UnknownMemorySizeFunction { function: String, mb: u32 },
 }
 
 /// A running application.
@@ -363,6 +420,20 @@ fn start_lambda(
     endpoint: SocketAddr,
     ctx: &ResolveContext,
 ) -> Result<Arc<LambdaService>, StackError> {
+    for named in &config.memory_sizes {
+        if let Some(wanted) = &named.function {
+            if !app
+                .functions
+                .iter()
+                .any(|f| &f.logical_id == wanted || &f.name == wanted)
+            {
+                return Err(StackError::UnknownMemorySizeFunction {
+                    function: wanted.clone(),
+                    mb: named.mb,
+                });
+            }
+        }
+    }
     let mut functions = Vec::new();
     for function in &app.functions {
         let binary_name = function
@@ -418,7 +489,12 @@ fn start_lambda(
                 .handler
                 .clone()
                 .unwrap_or_else(|| "bootstrap".into()),
-            memory_mb: function.memory_size,
+            memory_mb: MemorySizeOverride::resolve(
+                &config.memory_sizes,
+                &function.logical_id,
+                &function.name,
+                function.memory_size,
+            ),
             timeout: Duration::from_secs(u64::from(function.timeout)),
             environment: function.environment.clone(),
             reserved_concurrency: function.reserved_concurrency,
@@ -436,6 +512,7 @@ fn start_lambda(
         endpoint_url: Some(format!("http://{endpoint}")),
         region: ctx.region.clone(),
         account_id: ctx.account_id.clone(),
+        cpu_share: config.cpu_share,
         functions,
         ..LambdaConfig::default()
     };
@@ -443,4 +520,43 @@ fn start_lambda(
         what: "the Lambda service".into(),
         message: e.to_string(),
     })
+}
+
+#[cfg(test)]
+mod memory_size_tests {
+    use super::MemorySizeOverride;
+
+    fn parsed(texts: &[&str]) -> Vec<MemorySizeOverride> {
+        texts.iter().map(|t| t.parse().unwrap()).collect()
+    }
+
+    #[test]
+    fn a_named_override_beats_the_one_for_every_function_and_the_last_wins() {
+        let overrides = parsed(&[
+            "512",
+            "ConduitMonolithFunction=1024",
+            "256",
+            "bench-fn=2048",
+        ]);
+        let resolve = |id, name| MemorySizeOverride::resolve(&overrides, id, name, 128);
+        assert_eq!(resolve("ConduitMonolithFunction", "x"), 1024);
+        assert_eq!(resolve("Other", "bench-fn"), 2048);
+        assert_eq!(resolve("Other", "other"), 256);
+        assert_eq!(MemorySizeOverride::resolve(&[], "A", "a", 128), 128);
+    }
+
+    #[test]
+    fn sizes_outside_lambda_s_range_and_bad_forms_are_refused_by_name() {
+        for bad in ["64", "10241", "F=abc", "=512", "lots"] {
+            let error = bad.parse::<MemorySizeOverride>().unwrap_err();
+            assert!(error.contains(&format!("{bad:?}")), "{error}");
+        }
+        assert_eq!(
+            "F=10240".parse::<MemorySizeOverride>(),
+            Ok(MemorySizeOverride {
+                function: Some("F".into()),
+                mb: 10_240
+            })
+        );
+    }
 }

@@ -1,6 +1,7 @@
 //! Tiny Lambda functions for the local cloud's tests, one binary each under
 //! `src/bin/`: `echo`, `sleep`, `crash`, `init-exit`, `slow-init`, `fail`,
-//! `thread-burn` (CPU on a named thread), and `http-echo` (on `lambda_http`,
+//! `thread-burn` (CPU on a named thread), `cpu-burn` (a fixed amount of CPU
+//! work over one or more threads), and `http-echo` (on `lambda_http`,
 //! for API Gateway and function URL tests).
 //! They speak the real Runtime API through `lambda_runtime`, so a test that
 //! runs them exercises the same path a deployed Rust function takes.

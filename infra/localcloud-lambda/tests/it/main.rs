@@ -6,6 +6,7 @@
 mod async_invoke;
 mod common;
 mod concurrency;
+mod cpu_share;
 mod failures;
 mod lifecycle;
 mod metering;

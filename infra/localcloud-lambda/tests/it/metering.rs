@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use crate::common::*;
-use localcloud_lambda::LambdaConfig;
+use localcloud_lambda::{CpuShare, LambdaConfig};
 use serde_json::json;
 
 #[tokio::test]
@@ -58,7 +58,12 @@ async fn cpu_time_counts_live_and_exited_processes_until_reset() {
     // GIVEN a function with a 1 s timeout
     let mut sleep = function("sleep", "sleep");
     sleep.timeout = Duration::from_millis(1000);
-    let service = start(config(vec![sleep]));
+    // Unthrottled: the busy-wait is timed by the clock, and at 128 MB's
+    // share it would burn a fourteenth of the CPU this test counts on.
+    let service = start(LambdaConfig {
+        cpu_share: CpuShare::Off,
+        ..config(vec![sleep])
+    });
 
     // WHEN it busy-waits 300 ms in a warm environment
     invoke(&service, "sleep", json!({"cpu_ms": 300, "ms": 0}))
@@ -95,7 +100,11 @@ async fn a_named_threads_cpu_is_metered_by_name_and_survives_its_process() {
     // and one that burns on its handler's thread
     let mut burner = function("burner", "thread-burn");
     burner.timeout = Duration::from_millis(2000);
-    let service = start(config(vec![burner, function("sleep", "sleep")]));
+    // Unthrottled: 100 ms of CPU at 128 MB's share would take 1.4 s.
+    let service = start(LambdaConfig {
+        cpu_share: CpuShare::Off,
+        ..config(vec![burner, function("sleep", "sleep")])
+    });
 
     // WHEN the burner's thread burns 100 ms, and the other function too
     let response = invoke(&service, "burner", json!({"cpu_ms": 100}))

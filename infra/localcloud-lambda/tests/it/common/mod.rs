@@ -25,6 +25,7 @@ pub const FUNCTIONS: &[&str] = &[
     "fail",
     "print-lines",
     "thread-burn",
+    "cpu-burn",
 ];
 
 pub fn binary(name: &str) -> PathBuf {
