@@ -7,6 +7,7 @@ use bench::apis;
 use bench::driver::{self, RunOptions, TargetKind};
 use bench::plan::Mode;
 use bench::results::Results;
+use bench::target::CpuShare;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -113,6 +114,11 @@ struct RunArgs {
     /// Price with the lines in effect on this day (YYYY-MM-DD); default the newest.
     #[arg(long)]
     price_date: Option<String>,
+    /// How each execution environment gets its CPU (`localcloud serve
+    /// --cpu-share`): aws (memory / 1,769 vCPU, the kernel's cgroup quota
+    /// where permitted, else the model), model, or off (unthrottled).
+    #[arg(long, value_enum, default_value = "aws")]
+    cpu_share: CpuShare,
 }
 
 #[tokio::main]
@@ -182,14 +188,18 @@ fn read_document(path: &std::path::Path) -> anyhow::Result<serde_json::Value> {
     serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))
 }
 
-async fn run(args: RunArgs) -> anyhow::Result<()> {
-    let mode = if args.full {
+fn mode(full: bool, smoke: bool) -> Mode {
+    if full {
         Mode::Full
-    } else if args.smoke {
+    } else if smoke {
         Mode::Smoke
     } else {
         Mode::Quick
-    };
+    }
+}
+
+async fn run(args: RunArgs) -> anyhow::Result<()> {
+    let mode = mode(args.full, args.smoke);
     let doors = apis::doors(&apis::DoorArgs {
         kinds: &apis::parse_kinds(&args.api)?,
         template: &args.template,
@@ -226,6 +236,8 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         latency_profile: args.latency_profile,
         prices: args.prices,
         price_date: args.price_date,
+        cpu_share: args.cpu_share,
+        memory_sizes: Vec::new(),
     };
     let results = driver::run(options).await?;
     println!("{}", bench::report::markdown::summary(&results));
