@@ -15,14 +15,16 @@ use crate::plan::{self, LoadShape, Mode, ScenarioSpec};
 use crate::pricing::{host_architecture, log_retention_days, Pricing};
 use crate::recorder::{summarize, time_series, Recorder};
 use crate::results::*;
-use crate::target::{LocalCloudProcess, LocalLaunch};
+use crate::target::{CpuShare, LocalCloudProcess, LocalLaunch};
 use crate::variants::{self, Experiment, Variant};
 use crate::{metering, report, runner, scenarios, seed};
 
 mod conduit;
+mod filters;
 mod sweep;
 
 use conduit::{seed_conduit, seed_users};
+pub(crate) use filters::check_filters;
 
 pub use crate::pricing::REGION;
 
@@ -56,41 +58,55 @@ pub struct RunOptions {
     pub prices: Option<PathBuf>,
     /// Prices in effect on this day, YYYY-MM-DD (`--price-date`).
     pub price_date: Option<String>,
+    /// Passed to `localcloud serve --cpu-share` (target local).
+    pub cpu_share: CpuShare,
+    /// Passed to `localcloud serve --memory-size` (`[FUNCTION=]MB`; `bench tune`).
+    pub memory_sizes: Vec<String>,
 }
 
-struct Bench {
-    opts: RunOptions,
-    pricing: Pricing,
+/// What every run of a bench shares: its options, prices, and the pass
+/// running now (its front door and its template's text).
+pub(crate) struct Bench {
+    pub(crate) opts: RunOptions,
+    pub(crate) pricing: Pricing,
     http: reqwest::Client,
     defaults: BTreeMap<String, String>,
-    /// The pass running now: its front door and its template's text.
-    door: Door,
-    template_text: String,
+    pub(crate) door: Door,
+    pub(crate) template_text: String,
+}
+
+impl Bench {
+    /// The templates of `opts.doors` read (their texts, in order) and the
+    /// price table loaded: everything that can fail before any load.
+    pub(crate) fn new(opts: RunOptions) -> anyhow::Result<(Self, Vec<String>)> {
+        let mut texts = Vec::new();
+        for door in &opts.doors {
+            let text = std::fs::read_to_string(&door.template).unwrap_or_default();
+            if opts.target == TargetKind::Local && text.is_empty() {
+                anyhow::bail!("cannot read the template {}", door.template.display());
+            }
+            texts.push(text);
+        }
+        anyhow::ensure!(!opts.doors.is_empty(), "no --api to run");
+        // The doors' templates share their parameters (one is made from the other).
+        let defaults = template_defaults(&texts[0]);
+        let retention = log_retention_days(&defaults);
+        let ctx = Bench {
+            defaults,
+            door: opts.doors[0].clone(),
+            template_text: texts[0].clone(),
+            pricing: Pricing::load(opts.prices.as_deref(), opts.price_date.clone(), retention)?,
+            http: reqwest::Client::new(),
+            opts,
+        };
+        Ok((ctx, texts))
+    }
 }
 
 pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
     check_filters(&opts.scenarios, &opts.variants)?;
     std::fs::create_dir_all(opts.out.join("goose"))?;
-    let mut texts = Vec::new();
-    for door in &opts.doors {
-        let text = std::fs::read_to_string(&door.template).unwrap_or_default();
-        if opts.target == TargetKind::Local && text.is_empty() {
-            anyhow::bail!("cannot read the template {}", door.template.display());
-        }
-        texts.push(text);
-    }
-    anyhow::ensure!(!opts.doors.is_empty(), "no --api to run");
-    // The doors' templates share their parameters (one is made from the other).
-    let defaults = template_defaults(&texts[0]);
-    let retention = log_retention_days(&defaults);
-    let mut ctx = Bench {
-        defaults,
-        door: opts.doors[0].clone(),
-        template_text: texts[0].clone(),
-        pricing: Pricing::load(opts.prices.as_deref(), opts.price_date.clone(), retention)?,
-        http: reqwest::Client::new(),
-        opts,
-    };
+    let (mut ctx, texts) = Bench::new(opts)?;
     let started_at = now();
     // Read now: a run can last an hour, and the checkout can move meanwhile.
     let git_commit = git_commit();
@@ -131,6 +147,7 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
             .latency_profile
             .as_ref()
             .map(|p| p.display().to_string()),
+        cpu_share: (ctx.opts.target == TargetKind::Local).then_some(ctx.opts.cpu_share),
         records,
         capacity,
         skipped,
@@ -239,55 +256,11 @@ fn selected(opts: &RunOptions, experiment: Experiment) -> Vec<Variant> {
         .collect()
 }
 
-/// Every scenario a run can select with `--scenario`.
-fn scenario_names() -> Vec<String> {
-    let mut names: Vec<String> = plan::orders_scenarios()
-        .into_iter()
-        .map(|s| s.name)
-        .collect();
-    names.extend(
-        [
-            "orders-sweep",
-            "conduit-mixed",
-            "conduit-capacity",
-            plan::CONDUIT_FAULTS,
-        ]
-        .map(String::from),
-    );
-    names
-}
-
-/// A misspelt `--scenario` or `--variant` would otherwise select nothing and
-/// leave an empty report after a run that looked fine.
-fn check_filters(scenarios: &[String], variant_names: &[String]) -> anyhow::Result<()> {
-    let known_scenarios = scenario_names();
-    let known_variants: Vec<&str> = [Experiment::Orders, Experiment::Conduit]
-        .into_iter()
-        .flat_map(variants::of)
-        .map(|v| v.name)
-        .collect();
-    for name in scenarios {
-        anyhow::ensure!(
-            known_scenarios.contains(name),
-            "unknown scenario {name:?}; known: {}",
-            known_scenarios.join(", ")
-        );
-    }
-    for name in variant_names {
-        anyhow::ensure!(
-            known_variants.contains(&name.as_str()),
-            "unknown variant {name:?}; known: {}",
-            known_variants.join(", ")
-        );
-    }
-    Ok(())
-}
-
 pub(super) fn wants(filter: &[String], name: &str) -> bool {
     filter.is_empty() || filter.iter().any(|f| f == name)
 }
 
-fn deployed(ctx: &Bench, variant: &Variant) -> bool {
+pub(crate) fn deployed(ctx: &Bench, variant: &Variant) -> bool {
     match ctx.opts.target {
         TargetKind::Local => ctx.template_text.contains(&format!("\n  {}:", variant.api)),
         _ => ctx.door.urls.contains_key(variant.api),
@@ -314,7 +287,7 @@ fn run_ledger(
 /// the local cloud did not start, seeding or the load failed): every run
 /// that could not be measured becomes a `Skipped` in results.json and a row
 /// of the report, never only a printed line.
-fn record_or_skip(
+pub(crate) fn record_or_skip(
     scenario: &str,
     variant: &Variant,
     setting: &str,
@@ -381,7 +354,7 @@ async fn seed_orders(
 }
 
 /// One scenario x variant x setting. `Ok(Err(reason))`: not run.
-async fn run_one(
+pub(crate) async fn run_one(
     ctx: &Bench,
     kind: RecordKind,
     spec: &ScenarioSpec,
@@ -418,6 +391,8 @@ async fn run_one(
                 parameter_overrides: overrides,
                 work_dir: &work_dir,
                 latency_profile: ctx.opts.latency_profile.as_deref(),
+                cpu_share: ctx.opts.cpu_share,
+                memory_sizes: &ctx.opts.memory_sizes,
             };
             Some(LocalCloudProcess::start(launch).await?)
         }
@@ -597,11 +572,11 @@ pub fn template_defaults(template: &str) -> BTreeMap<String, String> {
     defaults
 }
 
-fn phase(line: &str) {
+pub(crate) fn phase(line: &str) {
     eprintln!("[{}] {line}", chrono::Local::now().format("%H:%M:%S"));
 }
 
-fn now() -> String {
+pub(crate) fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
@@ -616,30 +591,6 @@ mod tests {
         assert_eq!(defaults.len(), 2);
         assert_eq!(defaults["OrdersDelayMs"], "500");
         assert_eq!(defaults["Name"], "x");
-    }
-
-    #[test]
-    fn unknown_scenario_or_variant_names_are_refused_by_name() {
-        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert!(check_filters(&[], &[]).is_ok());
-        assert!(check_filters(
-            &names(&["orders-highload", "orders-sweep", "conduit-capacity"]),
-            &names(&["orders-queue", "conduit-micro-queue"])
-        )
-        .is_ok());
-        let error = check_filters(&names(&["conduit-capcity"]), &[]).unwrap_err();
-        assert!(
-            error
-                .to_string()
-                .starts_with("unknown scenario \"conduit-capcity\"; known: orders-baseline"),
-            "{error}"
-        );
-        let error = check_filters(&[], &names(&["monolith"])).unwrap_err();
-        assert!(
-            error.to_string().contains("unknown variant \"monolith\""),
-            "{error}"
-        );
-        assert!(error.to_string().contains("conduit-monolith"), "{error}");
     }
 
     fn options(mode: Mode, target: TargetKind, scenarios: &[&str]) -> RunOptions {
@@ -658,6 +609,8 @@ mod tests {
             latency_profile: None,
             prices: None,
             price_date: None,
+            cpu_share: CpuShare::Aws,
+            memory_sizes: Vec::new(),
         }
     }
 

@@ -19,6 +19,7 @@ pub mod scenarios;
 pub mod seed;
 pub mod sla;
 pub mod target;
+pub mod tune;
 pub mod variants;
 
 #[cfg(test)]

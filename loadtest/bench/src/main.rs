@@ -7,6 +7,7 @@ use bench::apis;
 use bench::driver::{self, RunOptions, TargetKind};
 use bench::plan::Mode;
 use bench::results::Results;
+use bench::target::CpuShare;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -23,6 +24,11 @@ struct Cli {
 enum Command {
     /// Run the scenarios and write results.json, report.html and summary.md.
     Run(Box<RunArgs>),
+    /// Power Tuning for a whole architecture: one scenario on one variant at
+    /// several memory sizes, a fresh local cloud each; writes tune.json,
+    /// tune.html and tune.md with the cheapest size meeting the SLA, the
+    /// fastest and the balanced one.
+    Tune(Box<TuneArgs>),
     /// Redo report.html and summary.md from a results.json.
     Report { results: PathBuf },
     /// Store the orders the back end reads (unless they are there), with the
@@ -113,11 +119,90 @@ struct RunArgs {
     /// Price with the lines in effect on this day (YYYY-MM-DD); default the newest.
     #[arg(long)]
     price_date: Option<String>,
+    /// How each execution environment gets its CPU (`localcloud serve
+    /// --cpu-share`): aws (memory / 1,769 vCPU, the kernel's cgroup quota
+    /// where permitted, else the model), model, or off (unthrottled).
+    #[arg(long, value_enum, default_value = "aws")]
+    cpu_share: CpuShare,
+}
+
+#[derive(clap::Args)]
+struct TuneArgs {
+    /// A few minutes per size (default): original users, durations x 0.4.
+    #[arg(long, group = "mode")]
+    quick: bool,
+    /// The original ramps and durations.
+    #[arg(long, group = "mode")]
+    full: bool,
+    /// Seconds per size, for CI.
+    #[arg(long, group = "mode")]
+    smoke: bool,
+    /// One fixed load: orders-baseline, orders-highload, orders-largepayload
+    /// or conduit-mixed.
+    #[arg(long, default_value = "orders-baseline")]
+    scenario: String,
+    /// One variant of the scenario's experiment (orders-direct, orders-queue,
+    /// conduit-monolith, conduit-micro-invoke, conduit-micro-queue).
+    #[arg(long, default_value = "orders-direct")]
+    variant: String,
+    /// Memory sizes to try, MB.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "128,256,512,1024,1769,3008"
+    )]
+    memory: Vec<u32>,
+    /// Set the memory of this function only (a template logical id of the
+    /// variant; repeatable); default every function of the variant.
+    #[arg(long = "function")]
+    functions: Vec<String>,
+    /// The SLA's p95 bound, ms (the orders back end takes 500 ms by design:
+    /// give the orders scenarios more, or no size meets the SLA).
+    #[arg(long, default_value_t = 500.0)]
+    sla_p95_ms: f64,
+    /// The SLA's p99 bound, ms.
+    #[arg(long, default_value_t = 1000.0)]
+    sla_p99_ms: f64,
+    /// Only `local`: tuning a deployed stack is not implemented.
+    #[arg(long, value_enum, default_value = "local")]
+    target: TargetKind,
+    /// How each execution environment gets its CPU (`localcloud serve --cpu-share`).
+    #[arg(long, value_enum, default_value = "aws")]
+    cpu_share: CpuShare,
+    /// Latency injected by the local cloud (e.g. infra/localcloud/profiles/aws-us-east-1.json).
+    #[arg(long)]
+    latency_profile: Option<PathBuf>,
+    /// Function binaries and `localcloud`.
+    #[arg(long, default_value = "target/release")]
+    binaries_dir: PathBuf,
+    #[arg(long, default_value = "template.yaml")]
+    template: PathBuf,
+    /// Output folder (default reports/tune-<timestamp>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// A price table replacing the built-in loadtest/prices/aws-prices.csv.
+    #[arg(long)]
+    prices: Option<PathBuf>,
+    /// Price with the lines in effect on this day (YYYY-MM-DD); default the newest.
+    #[arg(long)]
+    price_date: Option<String>,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
+        Command::Tune(args) => {
+            let outcome = tokio::select! {
+                result = tune(*args) => Ok(result),
+                signal = stop_signal() => Err(signal?),
+            };
+            outcome.unwrap_or_else(|(name, code)| {
+                eprintln!(
+                    "bench: {name}: the tuning and its local cloud were stopped; no results written"
+                );
+                std::process::exit(code)
+            })
+        }
         Command::Run(args) => {
             let outcome = tokio::select! {
                 result = run(*args) => Ok(result),
@@ -182,14 +267,57 @@ fn read_document(path: &std::path::Path) -> anyhow::Result<serde_json::Value> {
     serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))
 }
 
-async fn run(args: RunArgs) -> anyhow::Result<()> {
-    let mode = if args.full {
+fn mode(full: bool, smoke: bool) -> Mode {
+    if full {
         Mode::Full
-    } else if args.smoke {
+    } else if smoke {
         Mode::Smoke
     } else {
         Mode::Quick
-    };
+    }
+}
+
+async fn tune(args: TuneArgs) -> anyhow::Result<()> {
+    bench::tune::check_target(args.target)?;
+    let out = args.out.unwrap_or_else(|| {
+        let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
+        PathBuf::from("reports").join(format!("tune-{stamp}"))
+    });
+    let doc = bench::tune::run(bench::tune::TuneOptions {
+        scenario: args.scenario,
+        variant: args.variant,
+        memory_mb: args.memory,
+        functions: args.functions,
+        sla: bench::sla::Sla {
+            p95_ms: args.sla_p95_ms,
+            p99_ms: args.sla_p99_ms,
+            ..bench::sla::Sla::default()
+        },
+        mode: mode(args.full, args.smoke),
+        cpu_share: args.cpu_share,
+        latency_profile: args.latency_profile,
+        binaries_dir: args.binaries_dir,
+        template: args.template,
+        out: out.clone(),
+        prices: args.prices,
+        price_date: args.price_date,
+    })
+    .await?;
+    for line in bench::tune::render::pick_sentences(&doc) {
+        println!("{line}");
+    }
+    for n in &doc.not_run {
+        println!("not run: {} MB: {}", n.memory_mb, n.reason);
+    }
+    println!("tune:   {}", out.join("tune.json").display());
+    println!("report: {}", out.join("tune.html").display());
+    println!("        {}", out.join("tune.md").display());
+    anyhow::ensure!(!doc.settings.is_empty(), "no memory size could be measured");
+    Ok(())
+}
+
+async fn run(args: RunArgs) -> anyhow::Result<()> {
+    let mode = mode(args.full, args.smoke);
     let doors = apis::doors(&apis::DoorArgs {
         kinds: &apis::parse_kinds(&args.api)?,
         template: &args.template,
@@ -226,6 +354,8 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         latency_profile: args.latency_profile,
         prices: args.prices,
         price_date: args.price_date,
+        cpu_share: args.cpu_share,
+        memory_sizes: Vec::new(),
     };
     let results = driver::run(options).await?;
     println!("{}", bench::report::markdown::summary(&results));

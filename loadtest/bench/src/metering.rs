@@ -5,17 +5,21 @@
 
 use std::collections::BTreeMap;
 
-use localcloud_metrics::{MetricsDocument, MetricsError};
+use localcloud_metrics::{CpuShareMetrics, MetricsDocument, MetricsError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::variants::Variant;
 
 /// Keys whose value is a level or a setting, not a running total: the delta
-/// keeps the later value instead of subtracting.
-const GAUGES: [&str; 13] = [
+/// keeps the later value instead of subtracting. (The contract's types do not
+/// say which numbers are counters, so the list is kept here: a setting left
+/// out would read as 0 after the delta, as the metering tests check for
+/// `memory_mb` and `cpu_share_vcpus`.)
+const GAUGES: [&str; 14] = [
     "version",
     "memory_mb",
+    "cpu_share_vcpus",
     "account_concurrency_limit",
     "concurrent_executions",
     "peak_concurrent_executions",
@@ -124,6 +128,20 @@ pub struct FunctionFigures {
     pub peak_concurrent_executions: f64,
     /// Bytes CloudWatch Logs would ingest.
     pub log_bytes: f64,
+    /// Each environment's CPU share in vCPUs (memory / 1,769), a setting;
+    /// 0 with the share off.
+    pub cpu_share_vcpus: f64,
+    /// Time its environments were held back by their CPU quota: the quota
+    /// at work, as on AWS.
+    pub throttled_ms: f64,
+    /// Time its threads were runnable but waiting for a core (the quota's
+    /// hold-backs plus this machine's contention).
+    pub run_queue_wait_ms: f64,
+    /// Run-queue wait beyond the throttled time: this machine's contention,
+    /// billed here but not on AWS (`FunctionMetrics::contention_ms`).
+    pub contention_ms: f64,
+    /// Part of `billed_ms` the CPU share model added (mode `model`).
+    pub modeled_cpu_ms: f64,
 }
 
 impl FunctionFigures {
@@ -163,6 +181,10 @@ pub struct RunMetering {
     pub data_transfer_out_bytes: f64,
     /// CPU of the local cloud process over the run.
     pub localcloud_cpu_ms: f64,
+    /// How the local cloud gave each environment its CPU share (what
+    /// produced the billed durations), and why it fell back to the model if
+    /// it did; `None` in results before schema 4.
+    pub cpu_share: Option<CpuShareMetrics>,
 }
 
 impl RunMetering {
@@ -185,6 +207,15 @@ impl RunMetering {
 
     pub fn cold_starts(&self) -> f64 {
         self.functions.values().map(|f| f.cold_starts).sum()
+    }
+
+    /// This machine's contention as a share of the billed time: the
+    /// functions' run-queue waits beyond their quota over their billed ms
+    /// (`None` when nothing was billed).
+    pub fn contention_share(&self) -> Option<f64> {
+        let billed: f64 = self.functions.values().map(|f| f.billed_ms).sum();
+        let contention: f64 = self.functions.values().map(|f| f.contention_ms).sum();
+        (billed > 0.0).then(|| contention / billed)
     }
 }
 
@@ -233,6 +264,12 @@ pub fn figures(restricted: &Value) -> Result<RunMetering, MeteringError> {
                 thread_cpu_ms: f.thread_cpu_ms.clone(),
                 peak_concurrent_executions: f64::from(f.peak_concurrent_executions),
                 log_bytes: f.log_bytes as f64,
+                cpu_share_vcpus: f.cpu_share_vcpus,
+                throttled_ms: f.throttled_ms,
+                run_queue_wait_ms: f.run_queue_wait_ms,
+                // Of the run's waits: the delta's counters, so the run's own.
+                contention_ms: f.contention_ms(),
+                modeled_cpu_ms: f.modeled_cpu_ms,
             };
             (name.clone(), figures)
         })
@@ -277,6 +314,7 @@ pub fn figures(restricted: &Value) -> Result<RunMetering, MeteringError> {
         localcloud_cpu_ms: (cpu.cpu_user_seconds.unwrap_or(0.0)
             + cpu.cpu_system_seconds.unwrap_or(0.0))
             * 1000.0,
+        cpu_share: Some(doc.lambda.cpu_share.clone()),
     })
 }
 

@@ -184,3 +184,50 @@ fn argon2_cpu_is_the_variants_argon2_threads_over_the_run() {
     assert_eq!(cpu.argon2_ms_per_request, Some(10.0));
     assert_eq!(cpu.functions_ms_per_request_excluding_argon2, Some(13.0));
 }
+
+#[test]
+fn a_runs_settings_survive_the_delta_and_its_cpu_share_counters_subtract() {
+    // GIVEN two readings of a cgroup-throttled function at 128 MB: 1,000 ms
+    // of run-queue wait of which 900 throttled before, 1,500 of which 1,200
+    // after
+    let reading = |wait: f64, throttled: f64| {
+        let mut doc = MetricsDocument::new();
+        let function = localcloud_metrics::FunctionMetrics {
+            memory_mb: 128,
+            cpu_share_vcpus: 128.0 / 1769.0,
+            run_queue_wait_ms: wait,
+            throttled_ms: throttled,
+            modeled_cpu_ms: 0.0,
+            ..Default::default()
+        };
+        doc.lambda
+            .functions
+            .insert("bench-OrdersBackendFunction".into(), function);
+        serde_json::to_value(doc).unwrap()
+    };
+    // WHEN the run's figures are taken
+    let d = delta(&reading(1000.0, 900.0), &reading(1500.0, 1200.0)).unwrap();
+    let m = figures(&restrict(&d, &ORDERS_DIRECT)).unwrap();
+    let f = &m.functions["bench-OrdersBackendFunction"];
+    // THEN the share is the setting, not a difference of two equal values
+    assert!((f.cpu_share_vcpus - 0.072357).abs() < 1e-6, "{f:?}");
+    assert_eq!(f.memory_mb, 128.0);
+    // AND the waits are the run's, the contention the wait beyond throttling
+    assert_eq!(f.run_queue_wait_ms, 500.0);
+    assert_eq!(f.throttled_ms, 300.0);
+    assert_eq!(f.contention_ms, 200.0);
+}
+
+#[test]
+fn the_recorded_documents_cpu_share_figures_are_read() {
+    // GIVEN the recorded document of a cgroup v2 local cloud
+    let d = delta(&json!({}), &after()).unwrap();
+    // WHEN restricted to orders-direct
+    let m = figures(&restrict(&d, &ORDERS_DIRECT)).unwrap();
+    // THEN each function has its share, throttled time and contention
+    let backend = &m.functions["cm-OrdersBackendFunction"];
+    assert!((backend.cpu_share_vcpus - 128.0 / 1769.0).abs() < 1e-6);
+    assert_eq!(backend.throttled_ms, 256.4);
+    assert!((backend.contention_ms - 7.5).abs() < 1e-9, "{backend:?}");
+    assert_eq!(backend.modeled_cpu_ms, 0.0);
+}

@@ -19,7 +19,12 @@ use crate::sla::CapacityStep;
 /// the functions' CPU per request without it) and each function its named
 /// threads' CPU (`metering.functions.*.thread_cpu_ms`); a version 2 file
 /// reads with the split unknown (`None`, no threads).
-pub const SCHEMA_VERSION: u32 = 3;
+/// 4: the CPU share: the mode asked (`cpu_share`, `bench run --cpu-share`),
+/// the one each record's local cloud applied (`metering.cpu_share`: mode and
+/// fallback reason) and each function's share, throttled time, run-queue
+/// wait, contention and modeled time (`metering.functions.*`); a version 3
+/// file reads with the modes unknown (`None`) and those figures 0.
+pub const SCHEMA_VERSION: u32 = 4;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Results {
@@ -44,6 +49,11 @@ pub struct Results {
     /// it, billed durations approximate AWS; without, they are local-only.
     #[serde(default)]
     pub latency_profile: Option<String>,
+    /// The CPU share asked of each local cloud (`--cpu-share`); `None` on a
+    /// remote target (AWS's own) and in files before schema 4. What each
+    /// local cloud applied is in its record's `metering.cpu_share`.
+    #[serde(default)]
+    pub cpu_share: Option<crate::target::CpuShare>,
     pub records: Vec<RunRecord>,
     /// Most users held per Conduit variant.
     pub capacity: Vec<CapacityResult>,

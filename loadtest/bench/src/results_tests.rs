@@ -184,3 +184,41 @@ fn a_version_2_file_reads_with_the_argon2_split_unknown() {
         .values()
         .all(|f| f.thread_cpu_ms.is_empty()));
 }
+
+#[test]
+fn a_version_3_file_reads_with_the_cpu_share_unknown() {
+    // GIVEN results written before the CPU share: no modes, no waits
+    let mut value: serde_json::Value =
+        serde_json::from_str(&testdata::results().to_json().unwrap()).unwrap();
+    value["schema_version"] = 3.into();
+    assert!(value.as_object_mut().unwrap().remove("cpu_share").is_some());
+    for record in value["records"].as_array_mut().unwrap() {
+        let metering = record["metering"].as_object_mut().unwrap();
+        assert!(metering.remove("cpu_share").is_some(), "written");
+        for function in metering["functions"].as_object_mut().unwrap().values_mut() {
+            let function = function.as_object_mut().unwrap();
+            for key in [
+                "cpu_share_vcpus",
+                "throttled_ms",
+                "run_queue_wait_ms",
+                "contention_ms",
+                "modeled_cpu_ms",
+            ] {
+                assert!(function.remove(key).is_some(), "{key} is written");
+            }
+        }
+    }
+    // WHEN read back
+    let results = Results::from_json(&value.to_string()).unwrap();
+    // THEN the modes are unknown and the reports say so, not "off"
+    assert_eq!(results.cpu_share, None);
+    let record = &results.records[0];
+    let metering = record.metering.as_ref().unwrap();
+    assert_eq!(metering.cpu_share, None);
+    assert_eq!(metering.contention_share(), Some(0.0));
+    let note = crate::report::cpu_share::note(record).unwrap();
+    assert_eq!(
+        note.mode,
+        "CPU share: not recorded (results before schema 4)"
+    );
+}

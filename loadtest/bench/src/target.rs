@@ -9,6 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::variants::Variant;
@@ -70,6 +71,29 @@ pub struct LocalCloudProcess {
     pub pid: u32,
 }
 
+/// `localcloud serve --cpu-share`: how each execution environment gets its
+/// CPU. `aws` (the local cloud's default): memory / 1,769 vCPU through the
+/// kernel's cgroup quota where permitted, else the model; `model`: durations
+/// stretched from each invocation's measured CPU time; `off`: unthrottled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum CpuShare {
+    #[default]
+    Aws,
+    Model,
+    Off,
+}
+
+impl CpuShare {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Aws => "aws",
+            Self::Model => "model",
+            Self::Off => "off",
+        }
+    }
+}
+
 pub struct LocalLaunch<'a> {
     pub binaries_dir: &'a Path,
     pub template: &'a Path,
@@ -78,6 +102,11 @@ pub struct LocalLaunch<'a> {
     pub work_dir: &'a Path,
     /// `localcloud serve --latency-profile`.
     pub latency_profile: Option<&'a Path>,
+    /// `localcloud serve --cpu-share`.
+    pub cpu_share: CpuShare,
+    /// `localcloud serve --memory-size`, each `[FUNCTION=]MB` (none: the
+    /// template's MemorySize).
+    pub memory_sizes: &'a [String],
 }
 
 /// The binaries a template needs: the emulator and every function's
@@ -139,6 +168,7 @@ impl LocalCloudProcess {
         if let Some(profile) = launch.latency_profile {
             command.arg("--latency-profile").arg(profile);
         }
+        command.args(serve_cpu_args(launch.cpu_share, launch.memory_sizes));
         if !launch.parameter_overrides.is_empty() {
             command.arg("--parameter-overrides");
             for (name, value) in launch.parameter_overrides {
@@ -241,6 +271,20 @@ impl Drop for LocalCloudProcess {
     }
 }
 
+/// The `--cpu-share` and `--memory-size` arguments of `localcloud serve`.
+/// `aws` is the local cloud's default and goes unsaid, so that a local cloud
+/// built before the flag existed still serves the default run.
+pub fn serve_cpu_args(cpu_share: CpuShare, memory_sizes: &[String]) -> Vec<String> {
+    let mut args = Vec::new();
+    if cpu_share != CpuShare::Aws {
+        args.extend(["--cpu-share".to_string(), cpu_share.as_str().to_string()]);
+    }
+    for size in memory_sizes {
+        args.extend(["--memory-size".to_string(), size.clone()]);
+    }
+    args
+}
+
 async fn wait_for_file(child: &mut Child, path: &PathBuf) -> anyhow::Result<Value> {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
@@ -292,6 +336,25 @@ mod tests {
         assert_eq!(urls["OrdersDirectApi"], "http://h:1");
         assert!(parse_url_flags(&["nope=http://x".into()]).is_err());
         assert!(parse_url_flags(&["orders-direct".into()]).is_err());
+    }
+
+    #[test]
+    fn the_cpu_share_and_memory_sizes_are_passed_to_the_local_cloud() {
+        let sizes = ["OrdersBackendFunction=1769".to_string(), "512".to_string()];
+        assert_eq!(
+            serve_cpu_args(CpuShare::Model, &sizes),
+            [
+                "--cpu-share",
+                "model",
+                "--memory-size",
+                "OrdersBackendFunction=1769",
+                "--memory-size",
+                "512"
+            ]
+        );
+        assert_eq!(serve_cpu_args(CpuShare::Off, &[]), ["--cpu-share", "off"]);
+        // the default is the local cloud's own
+        assert!(serve_cpu_args(CpuShare::Aws, &[]).is_empty());
     }
 
     #[test]

@@ -89,6 +89,10 @@ fn metering_and_usage(variant: &str, api: ApiKind, requests: u64) -> (RunMeterin
         api_requests: n,
         data_transfer_out_bytes: n * p.response_bytes,
         localcloud_cpu_ms: n * 1.5,
+        cpu_share: Some(localcloud_metrics::CpuShareMetrics {
+            mode: localcloud_metrics::CpuShareMode::CgroupV1,
+            fallback_reason: None,
+        }),
         ..RunMetering::default()
     };
     let mut usage = Usage {
@@ -116,6 +120,12 @@ fn metering_and_usage(variant: &str, api: ApiKind, requests: u64) -> (RunMeterin
                 .chain([("tokio-runtime-w".to_string(), n * 0.2)])
                 .collect(),
             log_bytes: n * LOG_BYTES_PER_INVOCATION,
+            cpu_share_vcpus: 128.0 / 1769.0,
+            // Held back by the quota for most of the CPU time's stretch, and
+            // 1 % of the billed time waiting for a core beyond it.
+            throttled_ms: n * ms * 0.5,
+            run_queue_wait_ms: n * ms * 0.51,
+            contention_ms: n * ms * 0.01,
             ..FunctionFigures::default()
         };
         metering.functions.insert(name(f), figures);
@@ -268,6 +278,7 @@ pub fn results() -> Results {
         price_date: None,
         log_retention_days: Some(costmodel::DEFAULT_LOG_RETENTION_DAYS),
         latency_profile: None,
+        cpu_share: Some(crate::target::CpuShare::Aws),
         records: vec![
             record(baseline, "orders-direct", 510.0, 0),
             record(baseline, "orders-queue", 900.0, 0),

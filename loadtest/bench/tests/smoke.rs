@@ -339,3 +339,83 @@ fn children(parent: u32, name: Option<&str>) -> Vec<u32> {
         })
         .collect()
 }
+
+#[test]
+fn smoke_tuning_measures_orders_direct_at_two_memory_sizes_and_picks() {
+    // GIVEN the project's template and binaries, and an SLA the orders back
+    // end's 500 ms can meet
+    let _turn = one_at_a_time();
+    let out = tempfile::tempdir().unwrap();
+    let template = workspace().join("template.yaml");
+    let binaries = binaries_dir(&std::fs::read_to_string(&template).unwrap());
+    // WHEN orders-direct is tuned at 128 MB and 1,769 MB (one vCPU)
+    let output = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(["tune", "--smoke", "--scenario", "orders-baseline"])
+        .args(["--variant", "orders-direct", "--memory", "1769,128"])
+        .args(["--sla-p95-ms", "3000", "--sla-p99-ms", "6000"])
+        .arg("--template")
+        .arg(&template)
+        .arg("--binaries-dir")
+        .arg(&binaries)
+        .arg("--out")
+        .arg(out.path())
+        .current_dir(workspace())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "bench tune failed: {stderr}");
+    let text = std::fs::read_to_string(out.path().join("tune.json")).unwrap();
+    let doc = bench::tune::document::TuneDocument::from_json(&text).unwrap();
+    // THEN both sizes ran, in memory order, with successful requests
+    let sizes: Vec<u32> = doc.settings.iter().map(|s| s.memory_mb).collect();
+    assert_eq!(sizes, [128, 1769], "not run: {:?}\n{stderr}", doc.not_run);
+    for setting in &doc.settings {
+        let mb = setting.memory_mb;
+        assert!(setting.successes > 0, "{mb} MB: no success");
+        // AND the local cloud ran both functions at that size (--memory-size)
+        for name in ["OrdersDirectFunction", "OrdersBackendFunction"] {
+            let (_, f) = setting
+                .functions
+                .iter()
+                .find(|(n, _)| n.contains(name))
+                .unwrap_or_else(|| panic!("{mb} MB: {name} not metered"));
+            assert_eq!(f.memory_mb, f64::from(mb), "{name}");
+            assert!(
+                f.billed_ms_per_invocation.is_some(),
+                "{mb} MB: {name} did not run"
+            );
+        }
+        assert!(setting.usd_per_million_ok.is_some(), "{mb} MB: not priced");
+        assert!(setting.cpu_share.is_some(), "{mb} MB: no CPU share mode");
+    }
+    // AND the picks are made and printed
+    assert!(
+        !doc.picks.none_meets_sla,
+        "{:?}",
+        doc.settings
+            .iter()
+            .map(|s| &s.violations)
+            .collect::<Vec<_>>()
+    );
+    for pick in [
+        doc.picks.cheapest_meeting_sla,
+        doc.picks.fastest,
+        doc.picks.balanced,
+    ] {
+        assert!(
+            pick.is_some_and(|mb| sizes.contains(&mb)),
+            "{:?}",
+            doc.picks
+        );
+    }
+    assert!(stdout.contains("Cheapest meeting the SLA"), "{stdout}");
+    assert!(stdout.contains("tune.html"), "{stdout}");
+    let html = std::fs::read_to_string(out.path().join("tune.html")).unwrap();
+    assert_eq!(html.matches("<svg").count(), 3);
+    assert!(out.path().join("tune.md").is_file());
+    assert!(
+        stderr.contains("orders-baseline / orders-direct: 1769 MB"),
+        "{stderr}"
+    );
+}

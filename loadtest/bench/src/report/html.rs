@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::answers::{self, Table};
+use super::cpu_share::{self, CpuNote};
 use super::stacked::stacked_bar_chart;
 use super::svg::{escape, line_chart, Series, COLORS};
 use super::{cpu_cells, ms, title, variant_label, CPU_HEADERS};
@@ -28,6 +29,7 @@ pub fn render(results: &Results) -> String {
     answers_first(&mut body, results);
     cost_chart(&mut body, results);
     body.push_str("<p>Throughput counts successful requests only; failures are shown apart. Latency percentiles are of successful requests. Cost is priced by the cost model from the local cloud's metering and divided by successful requests.</p>");
+    cpu_share(&mut body, results);
     body.push_str("<h2>Summary</h2>");
     body.push_str(&markdown_table_as_html(results));
     capacity(&mut body, results);
@@ -107,6 +109,46 @@ fn cost_chart(body: &mut String, results: &Results) {
         "$",
         &bars,
     ));
+}
+
+/// Per run: which CPU share produced its durations and its contention; a
+/// run whose contention is over 5 % of its billed time is warned of.
+fn cpu_share(body: &mut String, results: &Results) {
+    let notes: Vec<(&RunRecord, CpuNote)> = results
+        .records
+        .iter()
+        .filter_map(|r| Some((r, cpu_share::note(r)?)))
+        .collect();
+    if notes.is_empty() {
+        return;
+    }
+    body.push_str("<h2>CPU share and contention</h2>");
+    if let Some(asked) = results.cpu_share {
+        let _ = write!(
+            body,
+            "<p>Asked of the local cloud: <code>--cpu-share {}</code>.</p>",
+            asked.as_str()
+        );
+    }
+    body.push_str("<ul>");
+    for (r, note) in notes {
+        let asked = cpu_share::asked_note(results.cpu_share, r);
+        let _ = write!(
+            body,
+            "<li>{}: {}{}",
+            escape(&title(r)),
+            escape(&note.mode),
+            escape(&asked)
+        );
+        if let Some(c) = &note.contention {
+            let _ = write!(body, "; {}", escape(c));
+        }
+        if let Some(w) = &note.warning {
+            let _ = write!(body, "<br><span class=\"warn\">{}</span>", escape(w));
+        }
+        body.push_str("</li>");
+    }
+    body.push_str("</ul>");
 }
 
 fn markdown_table_as_html(results: &Results) -> String {
@@ -209,6 +251,16 @@ fn record_section(body: &mut String, r: &RunRecord) {
         escape(&memory.join(", ")),
         r.settings.account_concurrency_limit
     );
+    if let Some(note) = cpu_share::note(r) {
+        let contention = note
+            .contention
+            .map(|c| format!("; {c}"))
+            .unwrap_or_default();
+        let _ = write!(body, "<p>{}{}</p>", escape(&note.mode), escape(&contention));
+        if let Some(w) = note.warning {
+            let _ = write!(body, "<p class=\"warn\">{}</p>", escape(&w));
+        }
+    }
     if !r.failure_reasons.is_empty() {
         let reasons: Vec<String> = r
             .failure_reasons
@@ -369,6 +421,32 @@ mod tests {
         assert!(html.contains("<h3>orders-baseline / orders-direct (REST API)</h3>"));
         assert!(html.contains("through the REST API at <code>"));
         assert!(html.contains("through the HTTP API at <code>"));
+    }
+
+    #[test]
+    fn each_run_says_its_cpu_share_and_a_busy_one_is_warned_of_in_red() {
+        // GIVEN runs on cgroup v1, the orders-queue baseline with 9 %
+        // contention
+        let mut results = testdata::results();
+        let metering = results.records[1].metering.as_mut().unwrap();
+        for f in metering.functions.values_mut() {
+            f.contention_ms = f.billed_ms * 0.09;
+        }
+        // WHEN rendered
+        let html = render(&results);
+        // THEN the mode is said once in the list and once per run section
+        let mode = "CPU share: cgroup-v1 (each environment at memory/1,769 vCPU)";
+        assert_eq!(html.matches(mode).count(), 2 * results.records.len());
+        assert!(html.contains("<h2>CPU share and contention</h2>"));
+        // AND the busy run has its warning in both places, marked
+        let warning = "<span class=\"warn\">WARNING: contention was 9.0 % of the billed time";
+        assert_eq!(html.matches(warning).count(), 1, "{html}");
+        assert_eq!(
+            html.matches("<p class=\"warn\">WARNING: contention was 9.0 %")
+                .count(),
+            1
+        );
+        assert_eq!(html.matches("WARNING: contention").count(), 2);
     }
 
     #[test]

@@ -55,6 +55,7 @@ pub fn summary(results: &Results) -> String {
         md.push('\n');
     }
     md.push_str(&cost_section(results));
+    md.push_str(&cpu_share_section(results));
     if !results.capacity.is_empty() {
         md.push_str("### Most users held (p95 < 500 ms, p99 < 1 s, errors < 1 %)\n\n| variant | users held | steps (users: held?) |\n|---|---|---|\n");
         for c in &results.capacity {
@@ -76,6 +77,38 @@ pub fn summary(results: &Results) -> String {
         let _ = writeln!(md, "- skipped {} / {variant}: {}", s.scenario, s.reason);
     }
     md.push_str(&ledger_section(results));
+    md
+}
+
+/// Per run: which CPU share produced its durations and its contention, a
+/// warning when the contention is over 5 % of the billed time.
+fn cpu_share_section(results: &Results) -> String {
+    let mut md = String::new();
+    if let Some(asked) = results.cpu_share {
+        let _ = writeln!(
+            md,
+            "CPU share asked of the local cloud: `--cpu-share {}`.\n",
+            asked.as_str()
+        );
+    }
+    for r in &results.records {
+        let Some(note) = super::cpu_share::note(r) else {
+            continue;
+        };
+        let contention = note
+            .contention
+            .map(|c| format!("; {c}"))
+            .unwrap_or_default();
+        let asked = super::cpu_share::asked_note(results.cpu_share, r);
+        let _ = writeln!(md, "- {}: {}{asked}{contention}", title(r), note.mode);
+        if let Some(warning) = note.warning {
+            let _ = writeln!(md, "- **{}: {warning}**", title(r));
+        }
+    }
+    if !md.is_empty() {
+        md.insert_str(0, "### CPU share and contention\n\n");
+        md.push('\n');
+    }
     md
 }
 
@@ -331,6 +364,32 @@ mod tests {
         assert!(monolith.contains("| 0.80 | 0.50 |"), "{monolith}");
         let first = run_row("| orders-baseline / orders-direct |");
         assert!(first.contains(" | - | "), "{first}");
+    }
+
+    #[test]
+    fn each_run_says_its_cpu_share_and_a_busy_machine_is_warned_of() {
+        // GIVEN runs on cgroup v1, the first of which waited for a core 8 %
+        // of its billed time
+        let mut results = testdata::results();
+        let metering = results.records[0].metering.as_mut().unwrap();
+        for f in metering.functions.values_mut() {
+            f.contention_ms = f.billed_ms * 0.08;
+        }
+        // WHEN summarised
+        let md = summary(&results);
+        // THEN every run says the mode and its contention
+        assert!(md.contains("### CPU share and contention"), "{md}");
+        assert!(md.contains("`--cpu-share aws`"), "{md}");
+        assert!(
+            md.contains("- orders-baseline / orders-queue: CPU share: cgroup-v1 (each environment at memory/1,769 vCPU); contention 1.0 % of the billed time"),
+            "{md}"
+        );
+        // AND the busy run alone has a warning
+        assert_eq!(md.matches("WARNING: contention").count(), 1, "{md}");
+        assert!(
+            md.contains("- **orders-baseline / orders-direct: WARNING: contention was 8.0 % of the billed time (over 5 %)"),
+            "{md}"
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! Markdown summary, both from `results.json` alone (`bench report` redoes them).
 
 pub mod answers;
+pub mod cpu_share;
 pub mod html;
 pub mod ledger;
 pub mod markdown;
