@@ -6,9 +6,16 @@
 //! cargo run -p localcloud-lambda --example invoke_bench -- local 2000 8
 //! # any other emulator with the Invoke API, e.g. `cargo lambda watch`:
 //! cargo run -p localcloud-lambda --example invoke_bench -- http://127.0.0.1:9001 2000 8
+//! # the local cloud's CPU share on and off, `echo` at 1,769 MB (one vCPU):
+//! cargo run -p localcloud-lambda --example invoke_bench -- local 2000 8 aws 1769
+//! cargo run -p localcloud-lambda --example invoke_bench -- local 2000 8 off 1769
 //! ```
-//! Arguments: endpoint (`local` or a URL), requests, concurrency. The function
-//! is `echo`; 50 warm-up invocations run first.
+//! Arguments: endpoint (`local` or a URL), requests, concurrency, and for
+//! `local` the CPU share (`aws`, `model` or `off`, default `aws`) and the
+//! function's memory size (default 128). The function is `echo`; 50 warm-up
+//! invocations run first. For `local` it also prints this process's CPU per
+//! invocation (the local cloud and the client, which is the same in every
+//! run: compare runs side by side).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -28,8 +35,14 @@ async fn main() {
     let requests: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(2000);
     let concurrency: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(8);
 
+    let cpu_share: localcloud_lambda::CpuShare = args
+        .get(3)
+        .map(|a| a.parse().expect("aws, model or off"))
+        .unwrap_or_default();
+    let memory_mb: u32 = args.get(4).and_then(|a| a.parse().ok()).unwrap_or(128);
+    let own_cpu_before = localcloud_core::procstat::cpu_ms(std::process::id());
     let (endpoint, _local) = if target == "local" {
-        let (endpoint, service, server) = start_local().await;
+        let (endpoint, service, server) = start_local(cpu_share, memory_mb).await;
         (endpoint, Some((service, server)))
     } else {
         (target.to_string(), None)
@@ -69,25 +82,38 @@ async fn main() {
         ms(latencies.iter().sum::<Duration>() / latencies.len().max(1) as u32),
     );
     if let Some((service, _server)) = _local {
-        let metrics = &service.metrics().functions["echo"];
+        let all = service.metrics();
+        let metrics = &all.functions["echo"];
+        let own_cpu = localcloud_core::procstat::cpu_ms(std::process::id())
+            .zip(own_cpu_before)
+            .map_or(0.0, |(after, before)| after - before);
         println!(
-            "local: cold starts={} mean init={:.2}ms cpu per invocation={:.3}ms",
+            "local: cpu share={} at {memory_mb} MB cold starts={} mean init={:.2}ms function cpu per invocation={:.3}ms emulator+client cpu per invocation={:.3}ms",
+            all.cpu_share.mode.as_str(),
             metrics.cold_starts,
             metrics.init_ms / metrics.cold_starts.max(1) as f64,
             metrics.cpu_ms / metrics.invocations.max(1) as f64,
+            own_cpu / metrics.invocations.max(1) as f64,
         );
         service.shutdown().await;
     }
 }
 
-async fn start_local() -> (String, Arc<LambdaService>, localcloud_core::ServerHandle) {
+async fn start_local(
+    cpu_share: localcloud_lambda::CpuShare,
+    memory_mb: u32,
+) -> (String, Arc<LambdaService>, localcloud_core::ServerHandle) {
     let exe = std::env::current_exe().expect("example path");
     let bin_dir = exe
         .parent()
         .and_then(|p| p.parent())
         .expect("target/<profile>");
     let service = LambdaService::start(LambdaConfig {
-        functions: vec![FunctionConfig::new("echo", bin_dir.join("echo"))],
+        functions: vec![FunctionConfig {
+            memory_mb,
+            ..FunctionConfig::new("echo", bin_dir.join("echo"))
+        }],
+        cpu_share,
         ..LambdaConfig::default()
     })
     .expect("service starts");
