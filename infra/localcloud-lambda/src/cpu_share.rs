@@ -87,8 +87,6 @@ pub fn modeled_duration_ms(wall_ms: f64, cpu_ms: f64, vcpus: f64) -> f64 {
 
 /// How a service hands out CPU, decided at its start.
 pub struct CpuController {
-    /// [`run_queue_wait_includes_throttled`], read once.
-    pub wait_includes_throttled: bool,
     mode: CpuShareMode,
     fallback_reason: Option<String>,
     root: Option<GroupRoot>,
@@ -101,7 +99,6 @@ impl CpuController {
             CpuShare::Model => Self::without_groups(CpuShareMode::Model, None),
             CpuShare::Aws => match GroupRoot::create() {
                 Ok(root) => Self {
-                    wait_includes_throttled: run_queue_wait_includes_throttled(),
                     mode: root.version.mode(),
                     fallback_reason: None,
                     root: Some(root),
@@ -118,7 +115,6 @@ impl CpuController {
 
     fn without_groups(mode: CpuShareMode, fallback_reason: Option<String>) -> Self {
         Self {
-            wait_includes_throttled: run_queue_wait_includes_throttled(),
             mode,
             fallback_reason,
             root: None,
@@ -420,24 +416,6 @@ fn throttled_ms_of(stat: &str) -> Option<f64> {
     })
 }
 
-/// Whether this kernel counts throttled time in a thread's run-queue wait
-/// (`schedstat`): it did while a throttled group's threads stayed on their
-/// run queue; Linux 6.18's task-based throttling takes them off it (measured
-/// here on 6.18: 240 ms throttled, 6 ms of run-queue wait).
-pub fn run_queue_wait_includes_throttled() -> bool {
-    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
-    kernel_counts_throttled_as_waiting(&release)
-}
-
-fn kernel_counts_throttled_as_waiting(release: &str) -> bool {
-    let mut numbers = release
-        .trim()
-        .split(|c: char| !c.is_ascii_digit())
-        .map(|n| n.parse::<u32>().unwrap_or(0));
-    let version = (numbers.next().unwrap_or(0), numbers.next().unwrap_or(0));
-    version < (6, 18)
-}
-
 /// A process's CPU clock (all its threads, nanoseconds): read before and
 /// after each invocation, it is that invocation's CPU time. `/proc`'s tick
 /// counts are 10 ms coarse, too coarse for one invocation.
@@ -524,14 +502,6 @@ mod tests {
             found.iter().all(|(_, p)| p.ends_with("jobs/a")),
             "{found:?}"
         );
-    }
-
-    #[test]
-    fn kernels_before_6_18_count_throttled_time_as_waiting() {
-        assert!(kernel_counts_throttled_as_waiting("5.15.0-91-generic"));
-        assert!(kernel_counts_throttled_as_waiting("6.17.9"));
-        assert!(!kernel_counts_throttled_as_waiting("6.18.44-fc-v1098\n"));
-        assert!(!kernel_counts_throttled_as_waiting("7.0.1"));
     }
 
     #[test]

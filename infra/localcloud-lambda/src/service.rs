@@ -122,7 +122,6 @@ impl LambdaService {
                         0.0
                     },
                     throttled_ms: cpu.throttled_ms,
-                    run_queue_wait_includes_throttled: inner.cpu.wait_includes_throttled,
                     run_queue_wait_ms: cpu.run_queue_wait_ms,
                     concurrent_executions: usage.now,
                     peak_concurrent_executions: usage.peak,

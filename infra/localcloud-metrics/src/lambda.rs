@@ -129,10 +129,6 @@ pub struct FunctionMetrics {
     /// (`/proc/<pid>/task/*/schedstat`): the quota's hold-backs plus this
     /// machine's contention.
     pub run_queue_wait_ms: f64,
-    /// Whether this kernel counts a throttled thread's time in its run-queue
-    /// wait: before Linux 6.18's task-based throttling a throttled group's
-    /// threads stayed queued; since, they leave the run queue.
-    pub run_queue_wait_includes_throttled: bool,
     /// Part of `duration_ms` (and so of `billed_ms`) that the model added
     /// ([`CpuShareMode::Model`]); 0 otherwise.
     pub modeled_cpu_ms: f64,
@@ -144,14 +140,12 @@ pub struct FunctionMetrics {
 
 impl FunctionMetrics {
     /// Billed time that was this machine's contention rather than the
-    /// quota: run-queue waits, less the quota's hold-backs where the kernel
-    /// counts them in. An approximation there: two threads held back
-    /// together wait twice the group's throttled time.
+    /// quota: run-queue waits beyond the quota's hold-backs. A thread woken
+    /// while its group is throttled waits on the run queue for the group's
+    /// next period, so the waits hold the throttled time; a lower bound
+    /// where they do not (a thread throttled while running leaves the queue
+    /// on Linux 6.18 and later) or where two threads were held back at once.
     pub fn contention_ms(&self) -> f64 {
-        if self.run_queue_wait_includes_throttled {
-            (self.run_queue_wait_ms - self.throttled_ms).max(0.0)
-        } else {
-            self.run_queue_wait_ms
-        }
+        (self.run_queue_wait_ms - self.throttled_ms).max(0.0)
     }
 }

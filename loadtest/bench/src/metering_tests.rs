@@ -197,8 +197,6 @@ fn a_runs_settings_survive_the_delta_and_its_cpu_share_counters_subtract() {
             cpu_share_vcpus: 128.0 / 1769.0,
             run_queue_wait_ms: wait,
             throttled_ms: throttled,
-            // A kernel before 6.18: throttled time is in the waits.
-            run_queue_wait_includes_throttled: true,
             modeled_cpu_ms: 0.0,
             ..Default::default()
         };
