@@ -6,6 +6,7 @@
 mod bench_agrees;
 mod cold_starts;
 mod common;
+mod docs_links;
 mod iam_rules;
 mod least_privilege;
 mod one_source_of_truth;
