@@ -5,7 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::cost::{CostBreakdown, CostLine};
+use crate::cost::CostBreakdown;
+use crate::line::CostLine;
 use crate::usage::{FunctionUsage, QueueUsage, TableUsage, Usage};
 
 /// Every heading, in the order the report stacks them.

@@ -3,58 +3,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
+use crate::line::CostLine;
 use crate::monthly::{monthly, MonthlyCost};
-use crate::prices::{LineKind, PriceLine, PriceTable, RegionPrices};
+use crate::options::CostOptions;
+use crate::prices::{LineKind, PriceTable, RegionPrices};
 use crate::usage::{FunctionUsage, Usage};
-
-/// The AWS Pricing Calculator's month.
-pub const DEFAULT_HOURS_PER_MONTH: f64 = 730.0;
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct CostOptions {
-    /// Steady public request rate used for the monthly figures; `None` = no monthly figures.
-    pub requests_per_second: Option<f64>,
-    /// Prices in effect on this date (YYYY-MM-DD); `None` = the newest lines.
-    pub price_date: Option<String>,
-    pub hours_per_month: f64,
-    /// Days a log event is kept (the log groups' retention); `None` = kept
-    /// forever, when storage grows without bound and is not priced.
-    pub log_retention_days: Option<f64>,
-}
-
-/// The template's `LogRetentionInDays` default.
-pub const DEFAULT_LOG_RETENTION_DAYS: f64 = 14.0;
-
-impl Default for CostOptions {
-    fn default() -> Self {
-        Self {
-            requests_per_second: None,
-            price_date: None,
-            hours_per_month: DEFAULT_HOURS_PER_MONTH,
-            log_retention_days: Some(DEFAULT_LOG_RETENTION_DAYS),
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CostLine {
-    pub service: String,
-    /// What is billed, as shown ("duration (waiting)").
-    pub item: String,
-    /// Function, queue or table; empty for account-wide lines.
-    pub resource: String,
-    pub quantity: f64,
-    pub unit: String,
-    /// `price_usd` dollars per `price_per` units, as the table states it.
-    pub price_usd: f64,
-    pub price_per: f64,
-    pub usd: f64,
-    /// The price table item the line is billed under (free tier matching uses it).
-    pub price_item: String,
-    /// The price line's architecture (`any` unless the price depends on it).
-    pub architecture: String,
-}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServiceTotal {
@@ -141,7 +94,7 @@ fn usage_lines(
     ] {
         if quantity > 0.0 {
             let price = prices.get("apigateway", item, LineKind::Price)?;
-            lines.push(priced(price, item, "", quantity));
+            lines.push(CostLine::priced(price, item, "", quantity));
         }
     }
     for function in &usage.lambda {
@@ -149,7 +102,7 @@ fn usage_lines(
     }
     for queue in usage.sqs.iter().filter(|q| q.billed_requests > 0.0) {
         let price = prices.get("sqs", "requests", LineKind::Price)?;
-        lines.push(priced(
+        lines.push(CostLine::priced(
             price,
             "requests",
             &queue.name,
@@ -163,7 +116,7 @@ fn usage_lines(
         ] {
             if quantity > 0.0 {
                 let price = prices.get("dynamodb", item, LineKind::Price)?;
-                lines.push(priced(price, item, &table.name, quantity));
+                lines.push(CostLine::priced(price, item, &table.name, quantity));
             }
         }
     }
@@ -172,7 +125,7 @@ fn usage_lines(
         let bytes_per_gb = prices.get("datatransfer", "bytes_per_gb", LineKind::Metering)?;
         let price = prices.get("datatransfer", "internet_out", LineKind::Price)?;
         let gb = usage.data_transfer_out_bytes / bytes_per_gb.quantity;
-        lines.push(priced(price, "internet_out", "", gb));
+        lines.push(CostLine::priced(price, "internet_out", "", gb));
     }
     Ok(lines)
 }
@@ -191,7 +144,7 @@ fn log_lines(
     }
     let bytes_per_gb = prices.get("logs", "bytes_per_gb", LineKind::Metering)?;
     let gb = bytes / bytes_per_gb.quantity;
-    let mut lines = vec![priced(
+    let mut lines = vec![CostLine::priced(
         prices.get("logs", "ingestion", LineKind::Price)?,
         "ingestion",
         "",
@@ -200,7 +153,7 @@ fn log_lines(
     if let Some(days) = options.log_retention_days {
         let months_kept = days / (options.hours_per_month / 24.0);
         let price = prices.get("logs", "storage", LineKind::Price)?;
-        lines.push(priced(price, "storage", "", gb * months_kept));
+        lines.push(CostLine::priced(price, "storage", "", gb * months_kept));
     }
     Ok(lines)
 }
@@ -233,23 +186,8 @@ fn lambda_lines(function: &FunctionUsage, prices: &RegionPrices<'_>) -> Result<V
     Ok(parts
         .into_iter()
         .filter(|(_, _, quantity)| *quantity > 0.0)
-        .map(|(item, price, quantity)| priced(price, item, &function.name, quantity))
+        .map(|(item, price, quantity)| CostLine::priced(price, item, &function.name, quantity))
         .collect())
-}
-
-fn priced(price: &PriceLine, item: &str, resource: &str, quantity: f64) -> CostLine {
-    CostLine {
-        service: price.service.clone(),
-        item: item.to_string(),
-        resource: resource.to_string(),
-        quantity,
-        unit: price.unit.clone(),
-        price_usd: price.usd.unwrap_or(0.0),
-        price_per: price.quantity,
-        usd: quantity * price.usd_per_unit(),
-        price_item: price.item.clone(),
-        architecture: price.architecture.clone(),
-    }
 }
 
 fn by_service(lines: &[CostLine], total: f64) -> Vec<ServiceTotal> {

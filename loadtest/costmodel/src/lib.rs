@@ -9,23 +9,25 @@ pub mod bill;
 mod cost;
 mod error;
 pub mod examples;
+mod format;
+mod line;
 mod metering;
 mod monthly;
+mod options;
 mod prices;
 mod render;
-pub use render::comparison_markdown;
 pub mod sources;
 mod usage;
 pub mod whatif;
 
-pub use cost::{
-    cost, ratio, CostBreakdown, CostLine, CostOptions, CostRatio, Dominant, ServiceTotal,
-    DEFAULT_HOURS_PER_MONTH, DEFAULT_LOG_RETENTION_DAYS,
-};
+pub use cost::{cost, ratio, CostBreakdown, CostRatio, Dominant, ServiceTotal};
 pub use error::{CostError, Result};
+pub use line::CostLine;
 pub use metering::{Metering, ReadConsistency, WriteKind};
 pub use monthly::MonthlyCost;
+pub use options::{CostOptions, DEFAULT_HOURS_PER_MONTH, DEFAULT_LOG_RETENTION_DAYS};
 pub use prices::{
     LineKind, PriceLine, PriceTable, RegionPrices, ANY_ARCHITECTURE, DEFAULT_PRICES_CSV,
 };
+pub use render::comparison_markdown;
 pub use usage::{ApiGatewayUsage, FunctionUsage, QueueUsage, TableUsage, Usage};

@@ -3,8 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::cost::{CostLine, CostOptions};
 use crate::error::{CostError, Result};
+use crate::format::quantity;
+use crate::line::CostLine;
+use crate::options::CostOptions;
 use crate::prices::{LineKind, RegionPrices, ANY_ARCHITECTURE};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -91,7 +93,7 @@ fn volume_discounts(monthly: &[CostLine], prices: &RegionPrices<'_>) -> Vec<Cost
     let mut discounts = Vec::new();
     for (first, total) in groups {
         let tiers = prices.tiers(&first.service, &first.price_item, &first.architecture);
-        let base = unit_price(first);
+        let base = first.usd_per_unit();
         for (index, tier) in tiers.iter().enumerate().skip(1) {
             let end = tiers
                 .get(index + 1)
@@ -104,7 +106,7 @@ fn volume_discounts(monthly: &[CostLine], prices: &RegionPrices<'_>) -> Vec<Cost
                 item: format!(
                     "volume tier: {} beyond {}",
                     first.price_item,
-                    crate::render::quantity(tier.monthly_from)
+                    quantity(tier.monthly_from)
                 ),
                 resource: credit_resource(first),
                 quantity: units,
@@ -132,7 +134,7 @@ fn free_tier_credits(monthly: &[CostLine], prices: &RegionPrices<'_>) -> Vec<Cos
                     || l.architecture == allowance.architecture
             })
             .collect();
-        matching.sort_by(|a, b| unit_price(b).total_cmp(&unit_price(a)));
+        matching.sort_by(|a, b| b.usd_per_unit().total_cmp(&a.usd_per_unit()));
         let mut left = allowance.quantity;
         for line in matching {
             let used = left.min(line.quantity);
@@ -144,7 +146,7 @@ fn free_tier_credits(monthly: &[CostLine], prices: &RegionPrices<'_>) -> Vec<Cos
                 item: format!("free tier: {}", allowance.item),
                 resource: credit_resource(line),
                 quantity: -used,
-                usd: -used * unit_price(line),
+                usd: -used * line.usd_per_unit(),
                 ..line.clone()
             };
             merge_credit(&mut credits, credit);
@@ -172,8 +174,4 @@ fn merge_credit(credits: &mut Vec<CostLine>, credit: CostLine) {
         }
         None => credits.push(credit),
     }
-}
-
-pub(crate) fn unit_price(line: &CostLine) -> f64 {
-    line.price_usd / line.price_per
 }
