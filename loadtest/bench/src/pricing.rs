@@ -10,8 +10,7 @@ use costmodel::bill::{bill_lines, every_line_usage, with_architecture};
 use costmodel::{CostOptions, PriceTable, Usage};
 
 use crate::results::{ArchitectureEstimate, CostFigures};
-
-pub const REGION: &str = "us-east-1";
+use crate::target::REGION;
 
 /// The price table and the options every run of a bench is priced with.
 pub struct Pricing {

@@ -10,7 +10,7 @@ use aws_sdk_dynamodb::Client;
 use orders::table::Seeding;
 use serde_json::Value;
 
-use crate::pricing::REGION;
+use crate::target::REGION;
 
 /// The orders table's logical id in the template.
 pub const ORDERS_TABLE: &str = "OrdersTable";

@@ -14,6 +14,9 @@ use serde_json::Value;
 
 use crate::variants::Variant;
 
+/// The region of every target: the local cloud's, the stack's, the prices'.
+pub const REGION: &str = "us-east-1";
+
 /// Base URLs by API logical id, from either document the project produces:
 /// the local cloud's endpoints file (`{"apis": {"OrdersDirectApi": url}}`) or
 /// `aws cloudformation describe-stacks` (outputs `OrdersDirectUrl`, ...).

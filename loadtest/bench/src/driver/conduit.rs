@@ -1,71 +1,16 @@
-//! The Conduit experiment: seeded data, the steady mix, the capacity search.
+//! The Conduit experiment: the steady mix, then the capacity search.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
-use super::{phase, record_or_skip, run_one, wants, Bench, REGION};
+use super::bench::Bench;
+use super::one_run::run_one;
+use super::progress::phase;
+use super::selection::wants;
+use super::skipped::record_or_skip;
 use crate::plan::{self, LoadShape, Mode, ScenarioSpec};
 use crate::results::{CapacityResult, RecordKind, RunRecord, Skipped};
 use crate::sla::{users_held, CapacitySearch, CapacityStep, Sla};
-use crate::target::LocalCloudProcess;
 use crate::variants::Variant;
-
-pub(super) fn seed_users(mode: Mode) -> usize {
-    match mode {
-        Mode::Full => 1_000,
-        _ => 200,
-    }
-}
-
-/// Loads the seeded data set with the conduit crate's `conduit-seed`.
-pub(super) async fn seed_conduit(
-    ctx: &Bench,
-    cloud: &LocalCloudProcess,
-    work_dir: &Path,
-) -> anyhow::Result<()> {
-    let seed = ctx.opts.binaries_dir.join("conduit-seed");
-    anyhow::ensure!(
-        seed.is_file(),
-        "missing {}: build the workspace's binaries",
-        seed.display()
-    );
-    let full = ctx.opts.mode == Mode::Full;
-    let tables = cloud.tables();
-    let table = |part: &str| {
-        tables
-            .iter()
-            .find(|(id, _)| id.to_lowercase().contains(part))
-            .map(|(_, n)| n.clone())
-    };
-    let mut command = tokio::process::Command::new(seed);
-    command
-        .args(["--users", if full { "1000" } else { "200" }])
-        .args(["--articles", if full { "10000" } else { "2000" }])
-        .args(["--comments", if full { "50000" } else { "10000" }])
-        .env("AWS_ENDPOINT_URL", &cloud.endpoint)
-        .env("AWS_REGION", REGION)
-        .env("AWS_ACCESS_KEY_ID", "test")
-        .env("AWS_SECRET_ACCESS_KEY", "test")
-        .stdout(std::fs::File::create(work_dir.join("seed.log"))?);
-    for (env, part) in [
-        ("USERS_TABLE", "user"),
-        ("FOLLOWS_TABLE", "follow"),
-        ("ARTICLES_TABLE", "article"),
-        ("COMMENTS_TABLE", "comment"),
-    ] {
-        if let Some(name) = table(part) {
-            command.env(env, name);
-        }
-    }
-    phase("seeding Conduit data with conduit-seed");
-    let status = command.status().await?;
-    anyhow::ensure!(
-        status.success(),
-        "conduit-seed failed ({status}); see {}",
-        work_dir.join("seed.log").display()
-    );
-    Ok(())
-}
 
 /// What one Conduit variant's runs gave: records, the capacity search's
 /// result, and every run that could not be measured, with its reason.
@@ -75,29 +20,39 @@ pub(super) struct ConduitRuns {
     pub not_run: Vec<Skipped>,
 }
 
-/// The Conduit mix at a steady load, then the capacity search. A step that
-/// cannot run ends the search (nothing can be said above it) and is kept.
+/// The Conduit mix at a steady load, then the capacity search.
 pub(super) async fn conduit(ctx: &Bench, variant: &Variant) -> ConduitRuns {
     let mut runs = ConduitRuns {
         records: Vec::new(),
         capacity: None,
         not_run: Vec::new(),
     };
-    let mixed_users = plan::capacity_steps(ctx.opts.mode)[0];
-    let spec = plan::conduit_scenario(mixed_users);
-    let shape = plan::conduit_shape(&spec, ctx.opts.mode);
     if wants(&ctx.opts.scenarios, "conduit-mixed") {
-        let defaults = BTreeMap::new();
-        let run = run_one(ctx, RecordKind::Scenario, &spec, &shape, variant, &defaults).await;
-        let setting = format!("{mixed_users} users");
-        match record_or_skip(&spec.name, variant, &setting, run) {
+        match steady_mix(ctx, variant).await {
             Ok(record) => runs.records.push(record),
             Err(skipped) => runs.not_run.push(skipped),
         }
     }
-    if !ctx.opts.capacity || !wants(&ctx.opts.scenarios, "conduit-capacity") {
-        return runs;
+    if ctx.opts.capacity && wants(&ctx.opts.scenarios, "conduit-capacity") {
+        runs.capacity = Some(capacity_search(ctx, variant, &mut runs).await);
     }
+    runs
+}
+
+/// The mix at the capacity search's first step of users.
+async fn steady_mix(ctx: &Bench, variant: &Variant) -> Result<RunRecord, Skipped> {
+    let mixed_users = plan::capacity_steps(ctx.opts.mode)[0];
+    let spec = plan::conduit_scenario(mixed_users);
+    let shape = plan::conduit_shape(&spec, ctx.opts.mode);
+    let defaults = BTreeMap::new();
+    let run = run_one(ctx, RecordKind::Scenario, &spec, &shape, variant, &defaults).await;
+    record_or_skip(&spec.name, variant, &format!("{mixed_users} users"), run)
+}
+
+/// The most users the variant holds within the SLA. A step that cannot run
+/// ends the search (nothing can be said above it) and is kept in `runs`,
+/// as is every step's record.
+async fn capacity_search(ctx: &Bench, variant: &Variant, runs: &mut ConduitRuns) -> CapacityResult {
     let step_seconds = if ctx.opts.mode == Mode::Full { 300 } else { 20 };
     let mut steps = Vec::new();
     let first_steps = ctx
@@ -125,32 +80,35 @@ pub(super) async fn conduit(ctx: &Bench, variant: &Variant) -> ConduitRuns {
                 break;
             }
         };
-        let violations = Sla::default().violations(&record.summary);
-        let held = violations.is_empty();
-        phase(&format!(
-            "capacity {}: {users} users {}",
-            variant.name,
-            if held {
-                "held".into()
-            } else {
-                violations.join(", ")
-            }
-        ));
-        steps.push(CapacityStep {
-            users,
-            held,
-            violations,
-            summary: record.summary.clone(),
-        });
+        steps.push(judged(variant, users, &record));
         runs.records.push(record);
     }
-    let result = CapacityResult {
+    CapacityResult {
         variant: variant.name.into(),
         api: ctx.door.api,
         users_held: users_held(&steps),
         steps,
         step_seconds,
-    };
-    runs.capacity = Some(result);
-    runs
+    }
+}
+
+/// A step of the search: whether `users` were held within the SLA.
+fn judged(variant: &Variant, users: u64, record: &RunRecord) -> CapacityStep {
+    let violations = Sla::default().violations(&record.summary);
+    let held = violations.is_empty();
+    phase(&format!(
+        "capacity {}: {users} users {}",
+        variant.name,
+        if held {
+            "held".into()
+        } else {
+            violations.join(", ")
+        }
+    ));
+    CapacityStep {
+        users,
+        held,
+        violations,
+        summary: record.summary.clone(),
+    }
 }

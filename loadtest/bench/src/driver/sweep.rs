@@ -2,7 +2,11 @@
 
 use std::collections::BTreeMap;
 
-use super::{phase, record_or_skip, run_one, setting_name, Bench};
+use super::bench::Bench;
+use super::one_run::{run_one, setting_name};
+use super::progress::phase;
+use super::selection::variant_selected;
+use super::skipped::record_or_skip;
 use crate::plan::{self, Mode, ScenarioSpec};
 use crate::results::{RecordKind, RunRecord, Skipped};
 use crate::variants::{self, Experiment, Variant};
@@ -46,7 +50,7 @@ pub(super) async fn orders_sweep(ctx: &Bench) -> (Vec<RunRecord>, Vec<Skipped>) 
     ));
     let (mut records, mut not_run) = (Vec::new(), Vec::new());
     for (variant, overrides) in settings {
-        if !ctx.opts.variants.is_empty() && !ctx.opts.variants.iter().any(|v| v == variant.name) {
+        if !variant_selected(&ctx.opts, &variant) {
             continue;
         }
         let run = run_one(ctx, RecordKind::Sweep, &spec, &shape, &variant, &overrides).await;

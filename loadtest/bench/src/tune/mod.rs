@@ -158,7 +158,7 @@ pub async fn run(opts: TuneOptions) -> anyhow::Result<TuneDocument> {
             .latency_profile
             .as_ref()
             .map(|p| p.display().to_string()),
-        region: driver::REGION.into(),
+        region: crate::target::REGION.into(),
         price_table_version: ctx.pricing.prices.version().to_string(),
         price_date: ctx.pricing.options.price_date.clone(),
         sla,

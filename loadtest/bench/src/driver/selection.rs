@@ -1,0 +1,121 @@
+//! Which runs a bench makes: the scenarios and variants its options select,
+//! and whether the template in front of it deploys a variant at all.
+
+use super::bench::{Bench, RunOptions, TargetKind};
+use crate::plan::{self, Mode, ScenarioSpec};
+use crate::variants::{self, Experiment, Variant};
+
+/// The fixed-load scenarios and the variants each runs on: every orders
+/// scenario on both orders paths, and the Conduit fault scenario on the
+/// microservices that call each other through queues.
+pub(super) fn scenario_runs(opts: &RunOptions) -> Vec<(ScenarioSpec, Variant)> {
+    let orders = plan::orders_scenarios()
+        .into_iter()
+        .map(|s| (s, selected(opts, Experiment::Orders)));
+    let conduit_faults = (
+        plan::conduit_faults_scenario(),
+        selected(opts, Experiment::Conduit)
+            .into_iter()
+            .filter(|v| *v == variants::CONDUIT_MICRO_QUEUE)
+            .collect(),
+    );
+    orders
+        .chain([conduit_faults])
+        .filter(|(s, _)| scenario_selected(opts, s))
+        .flat_map(|(s, variants)| variants.into_iter().map(move |v| (s.clone(), v)))
+        .collect()
+}
+
+fn scenario_selected(opts: &RunOptions, spec: &ScenarioSpec) -> bool {
+    // Smoke runs the baseline, and other scenarios only when named.
+    let in_mode = opts.mode != Mode::Smoke
+        || spec.name == "orders-baseline"
+        || opts.scenarios.contains(&spec.name);
+    // Environments can be killed on the local cloud only.
+    let on_target = spec.kill_rate.is_none() || opts.target == TargetKind::Local;
+    in_mode && on_target && wants(&opts.scenarios, &spec.name)
+}
+
+/// The variants of `experiment` that `--variant` selects (all without it).
+pub(super) fn selected(opts: &RunOptions, experiment: Experiment) -> Vec<Variant> {
+    variants::of(experiment)
+        .into_iter()
+        .filter(|v| variant_selected(opts, v))
+        .collect()
+}
+
+pub(super) fn variant_selected(opts: &RunOptions, variant: &Variant) -> bool {
+    opts.variants.is_empty() || opts.variants.iter().any(|n| n == variant.name)
+}
+
+/// Whether `--scenario` selects `name` (all without it).
+pub(super) fn wants(filter: &[String], name: &str) -> bool {
+    filter.is_empty() || filter.iter().any(|f| f == name)
+}
+
+pub(crate) fn deployed(ctx: &Bench, variant: &Variant) -> bool {
+    match ctx.opts.target {
+        TargetKind::Local => ctx.template_text.contains(&format!("\n  {}:", variant.api)),
+        _ => ctx.door.urls.contains_key(variant.api),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::target::CpuShare;
+
+    fn options(mode: Mode, target: TargetKind, scenarios: &[&str]) -> RunOptions {
+        RunOptions {
+            mode,
+            target,
+            scenarios: scenarios.iter().map(|s| s.to_string()).collect(),
+            variants: Vec::new(),
+            out: PathBuf::new(),
+            binaries_dir: PathBuf::new(),
+            doors: Vec::new(),
+            sweep: false,
+            capacity: false,
+            capacity_steps: None,
+            capacity_resolution: None,
+            latency_profile: None,
+            prices: None,
+            price_date: None,
+            cpu_share: CpuShare::Aws,
+            memory_sizes: Vec::new(),
+        }
+    }
+
+    fn runs(opts: &RunOptions) -> Vec<String> {
+        scenario_runs(opts)
+            .iter()
+            .map(|(s, v)| format!("{} / {}", s.name, v.name))
+            .collect()
+    }
+
+    #[test]
+    fn the_conduit_fault_scenario_runs_on_the_queue_microservices_on_the_local_cloud_only() {
+        // GIVEN a smoke run naming the Conduit fault scenario
+        let named = options(Mode::Smoke, TargetKind::Local, &["conduit-faults"]);
+        // THEN it runs on conduit-micro-queue alone
+        assert_eq!(runs(&named), ["conduit-faults / conduit-micro-queue"]);
+        // AND a smoke run without names runs the orders baseline only
+        let smoke = options(Mode::Smoke, TargetKind::Local, &[]);
+        assert_eq!(
+            runs(&smoke),
+            [
+                "orders-baseline / orders-direct",
+                "orders-baseline / orders-queue"
+            ]
+        );
+        // AND a quick run has it, but not against AWS, where nothing is killed
+        let quick = runs(&options(Mode::Quick, TargetKind::Local, &[]));
+        assert!(quick.contains(&"conduit-faults / conduit-micro-queue".to_string()));
+        assert!(quick.contains(&"orders-faults / orders-queue".to_string()));
+        let aws = runs(&options(Mode::Quick, TargetKind::Aws, &[]));
+        assert!(aws.iter().all(|r| !r.contains("faults")), "{aws:?}");
+        assert_eq!(aws.len(), 6, "{aws:?}");
+    }
+}
