@@ -47,6 +47,7 @@
 mod api;
 mod bucket;
 mod context;
+mod decl;
 mod diag;
 mod emit;
 mod events;

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::context::ResolveContext;
+use crate::decl::{kind_of, Decl};
 use crate::diag::{At, Diags};
 use crate::scope::{ResKind, ResolveError, Scope, Symbols};
-use crate::template::{kind_of, Decl};
 use crate::yaml::Node;
 
 /// The property holding a resource's physical name, and the generated default.

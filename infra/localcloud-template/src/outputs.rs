@@ -7,11 +7,8 @@ use crate::context::ResolveContext;
 use crate::diag::At;
 use crate::model::Application;
 use crate::props::Reader;
-use crate::scope::ResolveError;
+use crate::scope::{Cause, ResolveError};
 use crate::yaml::Entry;
-
-/// How `Fn::ImportValue` of an export no stack has fails (scope.rs).
-pub(crate) const NO_EXPORT: &str = "No export named";
 
 /// Resolved outputs, and the export name of those that export. One that
 /// cannot be resolved locally (it names a role SAM would generate, say) is
@@ -54,9 +51,12 @@ pub(crate) fn outputs(
                 out.insert(e.key.clone(), localise_api_urls(s, app, r.scope.ctx));
             }
             // A missing export fails the stack on AWS too.
-            Err(ResolveError::Invalid { message, line, .. }) if message.starts_with(NO_EXPORT) => {
-                r.diags.error(&at, line, message)
-            }
+            Err(ResolveError::Invalid {
+                message,
+                line,
+                cause: Cause::NoExport,
+                ..
+            }) => r.diags.error(&at, line, message),
             Err(ResolveError::Invalid { message, line, .. }) => {
                 r.diags
                     .warn(&at, line, format!("not available locally: {message}"))

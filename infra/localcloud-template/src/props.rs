@@ -42,11 +42,13 @@ impl Reader<'_, '_> {
                 line,
                 message,
                 path,
+                ..
             } if path.is_empty() => self.diags.error(at, line, message),
             ResolveError::Invalid {
                 line,
                 message,
                 path,
+                ..
             } => self.diags.error(&at.child(&path), line, message),
             ResolveError::Pending(what) => self.diags.error(
                 at,

@@ -48,7 +48,18 @@ pub(crate) enum ResolveError {
         message: String,
         /// Keys from the resolved node down to the failing one, dotted.
         path: String,
+        cause: Cause,
     },
+}
+
+/// Why a node is invalid, where a caller treats one cause apart from the
+/// rest.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Cause {
+    /// `Fn::ImportValue` of an export no stack has.
+    NoExport,
+    /// Anything else the template gets wrong.
+    Other,
 }
 
 impl ResolveError {
@@ -59,6 +70,7 @@ impl ResolveError {
                 line,
                 message,
                 path,
+                cause,
             } => ResolveError::Invalid {
                 line,
                 message,
@@ -67,6 +79,7 @@ impl ResolveError {
                 } else {
                     format!("{key}.{path}")
                 },
+                cause,
             },
             pending => pending,
         }
@@ -76,10 +89,19 @@ impl ResolveError {
 type Resolved = Result<Option<Value>, ResolveError>;
 
 fn invalid<T>(line: usize, message: impl Into<String>) -> Result<T, ResolveError> {
+    invalid_because(Cause::Other, line, message)
+}
+
+fn invalid_because<T>(
+    cause: Cause,
+    line: usize,
+    message: impl Into<String>,
+) -> Result<T, ResolveError> {
     Err(ResolveError::Invalid {
         line,
         message: message.into(),
         path: String::new(),
+        cause,
     })
 }
 
@@ -172,7 +194,11 @@ impl Scope<'_> {
                 let name = self.string(arg)?;
                 match self.ctx.imports.get(&name) {
                     Some(v) => Ok(Some(Value::String(v.clone()))),
-                    None => invalid(line, format!("{} {name} found", crate::outputs::NO_EXPORT)),
+                    None => invalid_because(
+                        Cause::NoExport,
+                        line,
+                        format!("No export named {name} found"),
+                    ),
                 }
             }
             "Fn::Equals" | "Fn::Not" | "Fn::And" | "Fn::Or" => {
