@@ -6,13 +6,11 @@ use bytes::Bytes;
 use http::Method;
 use localcloud_core::HttpResponse;
 
-use crate::api::{empty, iso, not_implemented, response, xml, Call};
 use crate::error::S3Error;
+use crate::protocol::{empty, iso, not_implemented, response, xml, Call, S3_NS};
 use crate::store::Setting;
 use crate::S3Service;
 use localcloud_core::xml::{elements, first, Xml};
-
-pub(crate) const S3_NS: &str = "http://s3.amazonaws.com/doc/2006-03-01/";
 
 pub(crate) fn list_buckets(s3: &S3Service, call: &Call) -> Result<HttpResponse, S3Error> {
     let mut doc = Xml::document("ListAllMyBucketsResult", S3_NS);

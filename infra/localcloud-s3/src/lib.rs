@@ -15,6 +15,7 @@ mod bucket_api;
 mod chunked;
 mod error;
 mod object_api;
+mod protocol;
 mod store;
 
 use std::collections::BTreeMap;

@@ -10,9 +10,8 @@ use http::Method;
 use localcloud_core::HttpResponse;
 use md5::{Digest, Md5};
 
-use crate::api::{empty, http_date, not_implemented, response, xml, Call};
-use crate::bucket_api::S3_NS;
 use crate::error::S3Error;
+use crate::protocol::{empty, http_date, not_implemented, response, xml, Call, S3_NS};
 use crate::store::{Object, Upload};
 use crate::S3Service;
 use localcloud_core::xml::{elements, first, Xml};
