@@ -9,10 +9,10 @@ use chrono::Utc;
 use localcloud_template::Summary;
 use parking_lot::Mutex;
 
+use crate::backend::{Backend, Deployed, Deployment, Failure, Resource};
 use crate::input::{check_capabilities, check_name, no_echo, resolve_parameters, tags};
 use crate::model::{Change, ChangeSet, ChangeSetStatus, ExecutionStatus, StackRecord, StackStatus};
 use crate::query::{Params, QueryError};
-use crate::{Backend, Deployed, Deployment, Failure};
 
 /// How long `ExecuteChangeSet` and `DeleteStack` wait for their task before
 /// answering (AWS answers at once; clients poll either way).
@@ -427,7 +427,7 @@ fn new_stack(name: &str, id: &str, summary: &Summary) -> StackRecord {
 }
 
 /// What a change set lists: resources added, kept (modified) and removed.
-pub(crate) fn changes(current: &[crate::Resource], planned: &Deployed) -> Vec<Change> {
+pub(crate) fn changes(current: &[Resource], planned: &Deployed) -> Vec<Change> {
     let mut out: Vec<Change> = planned
         .resources
         .iter()

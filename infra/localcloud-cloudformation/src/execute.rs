@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 
 use chrono::Utc;
 
+use crate::backend::{Deployed, Failure};
 use crate::engine::{changes, failure_reason, Caller, CloudFormation, ANSWER_WITHIN};
 use crate::input::no_echo;
 use crate::model::{ChangeSet, ChangeSetStatus, ExecutionStatus, StackRecord, StackStatus};
 use crate::query::{Params, QueryError};
-use crate::{Deployed, Failure};
 
 impl CloudFormation {
     /// `CreateStack` and `UpdateStack`: a change set made and executed at

@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use localcloud_template::Summary;
 
+use crate::backend::Deployment;
 use crate::query::{Params, QueryError};
-use crate::Deployment;
 
 /// Stack and change set names: `[a-zA-Z][-a-zA-Z0-9]*`, at most 128.
 pub(crate) fn check_name(name: &str, member: &str) -> Result<(), QueryError> {

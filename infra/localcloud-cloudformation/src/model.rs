@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Utc};
 
-use crate::{Deployed, Deployment, Output, Resource};
+use crate::backend::{Deployed, Deployment, Output, Resource};
 
 /// Stack statuses.
 /// https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/stack-resource-configuration-complete.html
