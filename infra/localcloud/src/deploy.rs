@@ -18,7 +18,8 @@ use localcloud_template::{Application, TemplateError};
 use parking_lot::RwLock;
 
 use crate::code;
-use crate::stack::{resolve_context, Stack, StackConfig, StackError};
+use crate::stack::{resolve_context, Stack, StackConfig};
+use crate::stack_error::StackError;
 
 /// Running stacks by name: deployed ones and the `--template` one.
 #[derive(Default)]

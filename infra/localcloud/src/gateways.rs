@@ -15,7 +15,7 @@ use localcloud_template::{Application, Route};
 use serde_json::Value;
 use tokio::net::TcpListener;
 
-use crate::stack::StackError;
+use crate::stack_error::StackError;
 
 /// Logical ids of every front door, in the order their ports are given out:
 /// HTTP APIs, REST APIs, then function URLs (`{Function}Url`), each in

@@ -16,6 +16,7 @@ pub mod gateways;
 mod lambda_api;
 pub mod schedules;
 pub mod stack;
+mod stack_error;
 pub mod state;
 pub mod testing;
 
@@ -31,7 +32,8 @@ use localcloud_sqs::SqsService;
 pub use admin::Admin;
 pub use code::zip_of;
 pub use deploy::{Deployer, Deployments};
-pub use stack::{MemorySizeOverride, Stack, StackConfig, StackError};
+pub use stack::{MemorySizeOverride, Stack, StackConfig};
+pub use stack_error::StackError;
 
 /// Where the local cloud listens when nothing else is said: loopback only.
 pub const DEFAULT_BIND: &str = "127.0.0.1:4566";

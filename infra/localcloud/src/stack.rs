@@ -22,6 +22,7 @@ use parking_lot::Mutex;
 use serde_json::{json, Value};
 
 use crate::schedules::Rule;
+use crate::stack_error::StackError;
 
 #[derive(Debug, Clone)]
 pub struct StackConfig {
@@ -148,24 +149,6 @@ impl StackConfig {
             None => localcloud_template::load(&self.template, ctx),
         }
     }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum StackError {
-    #[error(transparent)]
-    Template(#[from] localcloud_template::TemplateError),
-    #[error("cannot create {what}: {message}")]
-    Resource { what: String, message: String },
-    #[error("function {function}: no binary to run (tried {tried}); build the functions first with `cargo build --workspace --bins`{hint}, `sam build` or `cargo lambda build`")]
-    MissingBinary {
-        function: String,
-        tried: String,
-        hint: String,
-    },
-    #[error("cannot start {what}: {message}")]
-    Start { what: String, message: String },
-    #[error("--memory-size {function}={mb}: the template has no function {function} (logical id or name)")]
-    UnknownMemorySizeFunction { function: String, mb: u32 },
 }
 
 /// A running application.
