@@ -10,7 +10,7 @@ use bytes::Bytes;
 use localcloud_core::InvokeError;
 
 use crate::function::Function;
-use crate::service::Inner;
+use crate::state::Inner;
 
 pub(crate) fn enqueue(
     inner: Arc<Inner>,

@@ -17,7 +17,7 @@ use crate::function::Function;
 use crate::metering::{billed_ms, InvocationRecord, Outcome};
 use crate::names::LATEST;
 use crate::runtime_api::Invocation;
-use crate::service::Inner;
+use crate::state::Inner;
 
 impl Inner {
     /// One attempt of one invocation: a slot, an environment, the answer.

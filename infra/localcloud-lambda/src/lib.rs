@@ -27,7 +27,8 @@
 //! # }
 //! ```
 //!
-//! Layout: `service` (lifecycle, metrics, the Invoke operation), `invocation`
+//! Layout: `service` (lifecycle, metrics, the Invoke operation), `state`
+//! (what the service shares with its background work), `invocation`
 //! (one attempt in one environment), `environment` (a process and its
 //! `runtime_api`), `concurrency`, `async_invoke` (Event retries), `api`
 //! (REST-JSON routes), `metering`, `cpu` (CPU time of the function processes,
@@ -50,6 +51,7 @@ pub mod metering;
 pub mod names;
 mod runtime_api;
 mod service;
+mod state;
 
 pub use concurrency::{ACCOUNT_LIMIT_EXCEEDED, RESERVED_LIMIT_EXCEEDED};
 pub use config::{Architecture, CpuShare, FunctionConfig, LambdaConfig};

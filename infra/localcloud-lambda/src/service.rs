@@ -10,7 +10,6 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use localcloud_core::context::new_request_id;
 use localcloud_core::{InvocationType, InvokeError, InvokeRequest, InvokeResponse, Invoker};
-use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::concurrency::Concurrency;
@@ -21,20 +20,11 @@ use crate::function::Function;
 use crate::logs::FunctionLog;
 use crate::metering::{FunctionMetrics, InvocationRecord, LambdaMetrics, Meter};
 use crate::names::{self, LATEST};
+use crate::state::Inner;
 
 pub struct LambdaService {
     pub(crate) inner: Arc<Inner>,
     reaper: JoinHandle<()>,
-}
-
-pub(crate) struct Inner {
-    pub config: LambdaConfig,
-    pub functions: BTreeMap<String, Arc<Function>>,
-    pub concurrency: Arc<Concurrency>,
-    pub meter: Meter,
-    /// How environments get their CPU share.
-    pub cpu: CpuController,
-    shutdown: watch::Sender<bool>,
 }
 
 impl LambdaService {
@@ -79,14 +69,13 @@ impl LambdaService {
         );
         let meter = Meter::new(config.max_records);
         let cpu = CpuController::new(config.cpu_share);
-        let inner = Arc::new(Inner {
-            cpu,
+        let inner = Arc::new(Inner::new(
             config,
             functions,
-            concurrency: Arc::new(concurrency),
+            Arc::new(concurrency),
             meter,
-            shutdown: watch::Sender::new(false),
-        });
+            cpu,
+        ));
         let reaper = tokio::spawn(reap_idle(inner.clone()));
         Ok(Arc::new(Self { inner, reaper }))
     }
@@ -190,7 +179,7 @@ impl LambdaService {
     /// Stops every environment and waits (up to 5 s) for running invocations
     /// to give theirs up; later invocations fail.
     pub async fn shutdown(&self) {
-        let _ = self.inner.shutdown.send(true);
+        self.inner.signal_shutdown();
         self.reaper.abort();
         for function in self.inner.functions.values() {
             for env in function.take_all_idle() {
@@ -209,7 +198,7 @@ impl Drop for LambdaService {
     /// Without an orderly shutdown, idle processes are killed here and busy
     /// ones by their invocations, which see the shutdown signal.
     fn drop(&mut self) {
-        let _ = self.inner.shutdown.send(true);
+        self.inner.signal_shutdown();
         self.reaper.abort();
         for function in self.inner.functions.values() {
             // Dropping a process handle kills it (`kill_on_drop`).
@@ -226,14 +215,6 @@ impl Invoker for LambdaService {
 }
 
 impl Inner {
-    pub fn is_shutting_down(&self) -> bool {
-        *self.shutdown.borrow()
-    }
-
-    pub fn shutdown_signal(&self) -> watch::Receiver<bool> {
-        self.shutdown.subscribe()
-    }
-
     /// The whole Invoke operation; `qualifier` is the Invoke API's parameter.
     pub async fn invoke(
         self: Arc<Self>,
