@@ -64,7 +64,10 @@ pub struct Results {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Machine {
     pub cores: usize,
-    pub memory_mb: u64,
+    /// The host's RAM (functions' memory sizes are `settings.memory_mb`);
+    /// files before the rename call it `memory_mb`.
+    #[serde(alias = "memory_mb")]
+    pub ram_mb: u64,
     pub cpu_model: String,
     pub os: String,
 }
@@ -225,7 +228,7 @@ pub fn machine() -> Machine {
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
     Machine {
         cores: std::thread::available_parallelism().map_or(0, |n| n.get()),
-        memory_mb: parse_meminfo_total_mb(&meminfo).unwrap_or(0),
+        ram_mb: parse_meminfo_total_mb(&meminfo).unwrap_or(0),
         cpu_model: parse_cpu_model(&cpuinfo).unwrap_or_else(|| "unknown".into()),
         os: std::env::consts::OS.to_string(),
     }

@@ -49,7 +49,7 @@ fn every_record_states_its_settings_and_figures() {
     ] {
         assert!(value.get(key).is_some(), "missing {key}");
     }
-    for key in ["cores", "memory_mb", "cpu_model"] {
+    for key in ["cores", "ram_mb", "cpu_model"] {
         assert!(value["machine"].get(key).is_some(), "missing machine.{key}");
     }
     let record = &value["records"][0];
@@ -91,6 +91,19 @@ fn machine_facts_are_parsed_from_proc() {
         Some(4096)
     );
     assert_eq!(parse_meminfo_total_mb("nothing"), None);
+}
+
+#[test]
+fn the_hosts_ram_is_read_under_its_old_name_too() {
+    // GIVEN a machine as older results.json and tune.json files write it
+    let old = r#"{"cores": 2, "memory_mb": 4096, "cpu_model": "x", "os": "linux"}"#;
+    // WHEN read
+    let machine: Machine = serde_json::from_str(old).unwrap();
+    // THEN its RAM is there, and it is written under the new name
+    assert_eq!(machine.ram_mb, 4096);
+    let written = serde_json::to_value(&machine).unwrap();
+    assert_eq!(written["ram_mb"], 4096);
+    assert!(written.get("memory_mb").is_none());
 }
 
 #[test]

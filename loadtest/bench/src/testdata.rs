@@ -269,7 +269,7 @@ pub fn results() -> Results {
         git_commit: "abc123".into(),
         machine: Machine {
             cores: 2,
-            memory_mb: 4096,
+            ram_mb: 4096,
             cpu_model: "Test CPU".into(),
             os: "linux".into(),
         },

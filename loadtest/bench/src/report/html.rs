@@ -5,9 +5,10 @@ use std::fmt::Write;
 
 use super::answers::{self, Table};
 use super::cpu_share::{self, CpuNote};
+use super::run_row::RunRow;
 use super::stacked::stacked_bar_chart;
 use super::svg::{escape, line_chart, Series, COLORS};
-use super::{cpu_cells, ms, title, variant_label, CPU_HEADERS};
+use super::{title, variant_label, CPU_HEADERS};
 use crate::results::{Results, RunRecord};
 
 pub fn render(results: &Results) -> String {
@@ -20,7 +21,7 @@ pub fn render(results: &Results) -> String {
         escape(&results.target),
         escape(&results.git_commit),
         m.cores,
-        m.memory_mb,
+        m.ram_mb,
         escape(&m.cpu_model),
         escape(&results.started_at),
         escape(&results.finished_at),
@@ -157,33 +158,21 @@ fn markdown_table_as_html(results: &Results) -> String {
         .map(|h| format!("<th>{h}</th>"))
         .collect();
     let mut html = format!("<table><tr><th>run</th><th>kind</th><th>ok req/s</th><th>failed req/s</th><th>errors</th><th>p50 ms</th><th>p95 ms</th><th>p99 ms</th><th>throttles</th><th>cold starts</th>{cpu_headers}<th>$ per M ok</th><th>load generator</th></tr>");
-    for r in &results.records {
-        let s = &r.summary;
-        let throttles = r.metering.as_ref().map_or(s.throttled as f64, |m| {
-            m.throttles().max(s.throttled as f64)
-        });
-        let cold = r
-            .metering
-            .as_ref()
-            .map_or_else(|| "-".into(), |m| format!("{:.0}", m.cold_starts()));
-        let cost = r
-            .cost
-            .as_ref()
-            .and_then(|c| c.usd_per_million_successful)
-            .map_or_else(|| "-".into(), |v| format!("{v:.2}"));
-        let generator = if r.cpu.load_generator_saturated {
+    for row in results.records.iter().map(RunRow::of) {
+        let generator = if row.load_generator_saturated {
             format!(
-                "<span class=\"warn\">saturated ({:.2} cores)</span>",
-                r.cpu.load_generator_cores
+                "<span class=\"warn\">{}</span>",
+                row.load_generator("saturated")
             )
         } else {
-            format!("{:.2} cores", r.cpu.load_generator_cores)
+            row.load_generator("saturated")
         };
         let _ = write!(
             html,
-            "<tr><td>{}</td><td>{:?}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1} %</td><td>{}</td><td>{}</td><td>{}</td><td>{throttles:.0}</td><td>{cold}</td><td>{}</td><td>{cost}</td><td>{generator}</td></tr>",
-            escape(&title(r)), r.kind, s.successful_rps, s.failed_rps, s.error_rate * 100.0, ms(s.p50_ms), ms(s.p95_ms), ms(s.p99_ms),
-            cpu_cells(r).join("</td><td>")
+            "<tr><td>{}</td><td>{:?}</td><td>{}</td><td>{generator}</td></tr>",
+            escape(&row.title),
+            row.kind,
+            row.figure_cells().join("</td><td>")
         );
     }
     html.push_str("</table>");

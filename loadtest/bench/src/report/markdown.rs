@@ -3,7 +3,8 @@
 use std::fmt::Write;
 
 use super::answers::{self, Table};
-use super::{cpu_cells, ms, title, variant_label, CPU_HEADERS};
+use super::run_row::RunRow;
+use super::{title, variant_label, CPU_HEADERS};
 use crate::results::{RecordKind, Results, RunRecord};
 
 pub fn summary(results: &Results) -> String {
@@ -19,7 +20,7 @@ pub fn summary(results: &Results) -> String {
         "Commit `{}`, {} cores, {} MB, {}. {}. Prices: {} ({}). Latency profile: {}.\n",
         short(&results.git_commit),
         m.cores,
-        m.memory_mb,
+        m.ram_mb,
         m.cpu_model,
         results.scaling,
         results.price_table_version,
@@ -232,28 +233,12 @@ fn cost_section(results: &Results) -> String {
 }
 
 fn row(r: &RunRecord) -> String {
-    let s = &r.summary;
-    let throttles = r.metering.as_ref().map_or(s.throttled as f64, |m| {
-        m.throttles().max(s.throttled as f64)
-    });
-    let cold = r
-        .metering
-        .as_ref()
-        .map_or_else(|| "-".into(), |m| format!("{:.0}", m.cold_starts()));
-    let cost = r
-        .cost
-        .as_ref()
-        .and_then(|c| c.usd_per_million_successful)
-        .map_or_else(|| "-".into(), |v| format!("{v:.2}"));
-    let generator = if r.cpu.load_generator_saturated {
-        format!("SATURATED ({:.2} cores)", r.cpu.load_generator_cores)
-    } else {
-        format!("{:.2} cores", r.cpu.load_generator_cores)
-    };
+    let row = RunRow::of(r);
     format!(
-        "| {} | {:.1} | {:.1} | {:.1} % | {} | {} | {} | {throttles:.0} | {cold} | {} | {cost} | {generator} |\n",
-        title(r), s.successful_rps, s.failed_rps, s.error_rate * 100.0, ms(s.p50_ms), ms(s.p95_ms), ms(s.p99_ms),
-        cpu_cells(r).join(" | ")
+        "| {} | {} | {} |\n",
+        row.title,
+        row.figure_cells().join(" | "),
+        row.load_generator("SATURATED")
     )
 }
 
