@@ -93,6 +93,7 @@ pub fn every_line_usage() -> Usage {
             billed_ms_total: 10_000.0,
             init_ms_total: 20.0,
             waiting_ms_total: 0.0,
+            gb_seconds: None,
         }],
         sqs: vec![QueueUsage {
             name: "q".into(),

@@ -164,7 +164,7 @@ fn lambda_lines(function: &FunctionUsage, prices: &RegionPrices<'_>) -> Result<V
     let arch = function.architecture.as_str();
     let duration = prices.get_for("lambda", "duration", LineKind::Price, arch)?;
     let requests = prices.get("lambda", "requests", LineKind::Price)?;
-    let gb_seconds_per_ms = function.memory_mb / 1024.0 / 1000.0;
+    let gb_seconds_per_ms = function.gb_seconds_per_billed_ms();
     let parts = [
         ("requests", requests, function.invocations),
         (

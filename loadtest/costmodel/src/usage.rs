@@ -50,6 +50,10 @@ pub struct FunctionUsage {
     pub init_ms_total: f64,
     /// Part of `billed_ms_total` spent waiting on callees or replies.
     pub waiting_ms_total: f64,
+    /// Billed GB-seconds as metered (the local cloud's `gb_seconds`, defined
+    /// once by its metering); `None` where the source does not meter them
+    /// (REPORT lines, what-if scenarios): then `billed_ms_total` at `memory_mb`.
+    pub gb_seconds: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -174,6 +178,10 @@ impl Usage {
                 f.billed_ms_total = minus(&name, f.billed_ms_total, b.billed_ms_total)?;
                 f.init_ms_total = minus(&name, f.init_ms_total, b.init_ms_total)?;
                 f.waiting_ms_total = minus(&name, f.waiting_ms_total, b.waiting_ms_total)?;
+                f.gb_seconds = match (f.gb_seconds, b.gb_seconds) {
+                    (Some(after), Some(before)) => Some(minus(&name, after, before)?),
+                    _ => None,
+                };
             }
         }
         for q in &mut delta.sqs {
@@ -197,6 +205,11 @@ impl FunctionUsage {
         self.billed_ms_total += other.billed_ms_total;
         self.init_ms_total += other.init_ms_total;
         self.waiting_ms_total += other.waiting_ms_total;
+        self.gb_seconds = match (self.gb_seconds, other.gb_seconds) {
+            (Some(mine), Some(theirs)) => Some(mine + theirs),
+            // One side unmetered: both are priced from their billed time.
+            _ => None,
+        };
     }
 
     fn validate(&self) -> Result<()> {
@@ -211,8 +224,18 @@ impl FunctionUsage {
             ("billed_ms_total", self.billed_ms_total),
             ("init_ms_total", self.init_ms_total),
             ("waiting_ms_total", self.waiting_ms_total),
+            ("gb_seconds", self.gb_seconds.unwrap_or(0.0)),
         ] {
             check_quantity(&format!("function `{name}` {field}"), value)?;
+        }
+        if self
+            .gb_seconds
+            .is_some_and(|gb_s| (gb_s > 0.0) != (self.billed_ms_total > 0.0))
+        {
+            return Err(invalid(format!(
+                "function `{name}`: gb_seconds ({}) and billed_ms_total ({}) disagree on whether anything was billed",
+                self.gb_seconds.unwrap_or(0.0), self.billed_ms_total
+            )));
         }
         // A little slack: INIT comes from fractional log figures, billed time is rounded.
         if self.init_ms_total + self.waiting_ms_total > self.billed_ms_total + 1e-6 {
@@ -222,6 +245,15 @@ impl FunctionUsage {
             )));
         }
         Ok(())
+    }
+
+    /// GB-seconds per billed millisecond: from the metered GB-seconds where
+    /// there are some, else from the memory size.
+    pub fn gb_seconds_per_billed_ms(&self) -> f64 {
+        match self.gb_seconds {
+            Some(gb_seconds) if self.billed_ms_total > 0.0 => gb_seconds / self.billed_ms_total,
+            _ => self.memory_mb / 1024.0 / 1000.0,
+        }
     }
 
     /// Billed milliseconds that were neither INIT nor waiting: the function's own work.
@@ -257,6 +289,7 @@ mod tests {
             billed_ms_total: billed,
             init_ms_total: init,
             waiting_ms_total: waiting,
+            gb_seconds: None,
         }
     }
 
@@ -337,6 +370,20 @@ mod tests {
         assert_eq!(run.sqs[0].billed_requests, 15.0);
         // AND counters that went down are an error
         assert!(before.since(&after, 1.0).is_err());
+    }
+
+    #[test]
+    fn metered_gb_seconds_set_the_rate_and_must_agree_with_billed_time() {
+        // GIVEN 2,000 billed ms metered as 0.25 GB-s (128 MB)
+        let mut metered = function(2000.0, 0.0, 0.0);
+        metered.gb_seconds = Some(0.25);
+        // THEN the rate is the metered one, the same as the memory size's
+        assert_eq!(metered.gb_seconds_per_billed_ms(), 0.25 / 2000.0);
+        assert!((metered.gb_seconds_per_billed_ms() - 128.0 / 1024.0 / 1000.0).abs() < 1e-15);
+        assert!(usage(vec![metered.clone()]).validate().is_ok());
+        // AND billed time without metered GB-seconds is refused, not priced at zero
+        metered.gb_seconds = Some(0.0);
+        assert!(usage(vec![metered]).validate().is_err());
     }
 
     #[test]

@@ -248,6 +248,7 @@ fn function_usage(spec: &FunctionSpec, invocations: f64, metering: &Metering) ->
         billed_ms_total: invocations * billed_each,
         init_ms_total: invocations * cold * spec.init_ms,
         waiting_ms_total: invocations * spec.waiting_ms,
+        gb_seconds: None,
     }
 }
 

@@ -24,6 +24,7 @@ pub fn usage(doc: &MetricsDocument, label: &str, public_requests: f64) -> Usage 
             billed_ms_total: f.billed_ms as f64,
             init_ms_total: f.init_ms,
             waiting_ms_total: f.waiting_ms,
+            gb_seconds: Some(f.gb_seconds),
         })
         .collect();
     let mut sqs: Vec<QueueUsage> = doc
@@ -117,6 +118,7 @@ mod tests {
                 architecture: Architecture::Arm64,
                 invocations: 1000,
                 billed_ms: 2031,
+                gb_seconds: 2031.0 * 128.0 / 1024.0 / 1000.0,
                 init_ms: 26.1,
                 log_bytes: 350_000,
                 ..FunctionMetrics::default()
