@@ -4,9 +4,9 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
+use super::error::ExprError;
 use super::parser::Comparator;
 use super::path::DocumentPath;
-use super::ExprError;
 use crate::number::Number;
 use crate::value::{compare_key_values, AttributeValue, Item};
 

@@ -4,10 +4,11 @@
 use std::cmp::Ordering;
 
 use super::condition::{Condition, Operand};
+use super::context::ExpressionContext;
+use super::error::{ExprError, ExpressionKind};
 use super::parser::{Comparator, Parser};
 use super::path::DocumentPath;
 use super::resolve::{self, Resolver};
-use super::{ExprError, ExpressionContext, ExpressionKind};
 use crate::value::{compare_key_values, AttributeValue};
 
 #[derive(Clone, Debug, PartialEq)]

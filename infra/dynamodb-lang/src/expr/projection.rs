@@ -2,10 +2,11 @@
 
 use std::collections::BTreeMap;
 
+use super::context::ExpressionContext;
+use super::error::{ExprError, ExpressionKind};
 use super::parser::Parser;
 use super::path::{check_overlap, DocumentPath, PathElement};
 use super::resolve::{self, Problem, Resolver};
-use super::{ExprError, ExpressionContext, ExpressionKind};
 use crate::value::{AttributeValue, Item};
 
 #[derive(Clone, Debug, PartialEq)]

@@ -5,10 +5,11 @@
 use std::collections::BTreeMap;
 
 use super::condition::{Condition, Operand};
+use super::context::ExpressionContext;
+use super::error::{ExprError, ExpressionKind};
 use super::parser::{Parser, RawCond, RawOperand, RawPathElem};
 use super::path::{DocumentPath, PathElement};
 use super::reserved::is_reserved_word;
-use super::{ExprError, ExpressionContext, ExpressionKind};
 use crate::value::{compare_key_values, AttributeValue, TYPE_CODES};
 
 /// Error categories in the order AWS reports them.
@@ -412,7 +413,17 @@ pub(crate) fn syntax<'a, T>(
     rule(&mut p).map_err(|e| ExprError::invalid(kind, p.message(e)))
 }
 
-pub(crate) fn condition(
+/// Parses a `ConditionExpression`.
+pub fn parse_condition(expr: &str, ctx: &mut ExpressionContext) -> Result<Condition, ExprError> {
+    condition(expr, ctx, ExpressionKind::Condition)
+}
+
+/// Parses a `FilterExpression` (same language, its own error prefix).
+pub fn parse_filter(expr: &str, ctx: &mut ExpressionContext) -> Result<Condition, ExprError> {
+    condition(expr, ctx, ExpressionKind::Filter)
+}
+
+fn condition(
     expr: &str,
     ctx: &mut ExpressionContext,
     kind: ExpressionKind,
@@ -421,4 +432,28 @@ pub(crate) fn condition(
     let mut resolver = Resolver::new(ctx, kind);
     let cond = resolver.cond(&raw);
     resolver.finish(cond)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    #[test]
+    fn unused_placeholders_are_reported_after_all_expressions() {
+        let names = HashMap::from([("#a".to_string(), "a".to_string())]);
+        let values = HashMap::from([
+            (":x".to_string(), AttributeValue::Null),
+            (":y".to_string(), AttributeValue::Null),
+        ]);
+        let mut ctx = ExpressionContext::new(Some(names), Some(values)).unwrap();
+        parse_condition("#a = :x", &mut ctx).unwrap();
+        assert_eq!(
+            ctx.check_all_used().unwrap_err().message,
+            "Value provided in ExpressionAttributeValues unused in expressions: keys: {:y}"
+        );
+        parse_condition("attribute_exists(#a) OR #a = :y", &mut ctx).unwrap();
+        assert!(ctx.check_all_used().is_ok());
+    }
 }

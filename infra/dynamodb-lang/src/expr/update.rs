@@ -1,10 +1,11 @@
 //! Update expressions: `SET`, `REMOVE`, `ADD`, `DELETE` clauses, their validation and
 //! their atomic application to an item.
 
+use super::context::ExpressionContext;
+use super::error::{ExprError, ExpressionKind};
 use super::parser::{Clause, Parser, RawAction, RawOperand};
 use super::path::{check_overlap, DocumentPath};
 use super::resolve::{self, condition_arity, update_arity, Problem, Resolver};
-use super::{ExprError, ExpressionContext, ExpressionKind};
 use crate::value::{AttributeValue, Item};
 
 #[derive(Clone, Debug, PartialEq)]

@@ -1,7 +1,8 @@
 //! Grammar of update expressions (`SET`, `REMOVE`, `ADD`, `DELETE` clauses) and of
 //! projection expressions, on top of the shared paths and operands.
 
-use super::{PResult, Parser, RawOperand, RawPathElem};
+use super::cursor::{PResult, Parser};
+use super::tree::{RawOperand, RawPathElem};
 use crate::expr::lexer::Tok;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,5 +113,21 @@ impl Parser<'_> {
         }
         self.expect_end()?;
         Ok(paths)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn update_clauses_parse_in_any_order() {
+        let mut p = Parser::for_update("REMOVE a, b[1] SET c = c + :one ADD d :n DELETE e :s");
+        let clauses = p.update().unwrap();
+        let kinds: Vec<Clause> = clauses.iter().map(|c| c.0).collect();
+        assert_eq!(
+            kinds,
+            vec![Clause::Remove, Clause::Set, Clause::Add, Clause::Delete]
+        );
     }
 }
