@@ -2,9 +2,9 @@
 //! sort by UTF-8 bytes, numerically and by unsigned bytes respectively.
 
 use dynamodb_lang::{AttributeValue, Item, Number};
+use serde::{Deserialize, Serialize};
 
 use crate::error::{validation, DdbResult};
-use crate::schema::{KeyAttr, KeyType};
 
 /// One scalar key value. Within one key attribute all values share a type, so
 /// the order across variants never matters.
@@ -76,6 +76,30 @@ impl KeyPart {
 pub struct PrimaryKey {
     pub hash: KeyPart,
     pub range: Option<KeyPart>,
+}
+
+/// The scalar type of a key attribute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum KeyType {
+    S,
+    N,
+    B,
+}
+
+impl KeyType {
+    pub fn code(self) -> &'static str {
+        match self {
+            KeyType::S => "S",
+            KeyType::N => "N",
+            KeyType::B => "B",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyAttr {
+    pub name: String,
+    pub ty: KeyType,
 }
 
 /// The hash and range attributes of a table or an index.

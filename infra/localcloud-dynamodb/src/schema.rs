@@ -5,30 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::{validation, DdbResult};
-use crate::key::KeySchema;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum KeyType {
-    S,
-    N,
-    B,
-}
-
-impl KeyType {
-    pub fn code(self) -> &'static str {
-        match self {
-            KeyType::S => "S",
-            KeyType::N => "N",
-            KeyType::B => "B",
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct KeyAttr {
-    pub name: String,
-    pub ty: KeyType,
-}
+use crate::key::{segment_hash, KeyAttr, KeySchema, KeyType};
 
 // ---- CreateTable request, as the wire spells it ----
 
@@ -265,8 +242,8 @@ impl TableDef {
 }
 
 fn table_id(name: &str, created_at: f64) -> String {
-    let h = crate::key::segment_hash(format!("{name}/{created_at}").as_bytes());
-    let l = crate::key::segment_hash(format!("{created_at}/{name}").as_bytes());
+    let h = segment_hash(format!("{name}/{created_at}").as_bytes());
+    let l = segment_hash(format!("{created_at}/{name}").as_bytes());
     format!(
         "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
         h >> 32,
