@@ -3,16 +3,22 @@
 //! transactions, TTL), with consumed capacity computed as AWS bills it and
 //! counted per table for the cost model.
 //!
-//! Layout: `service` (registry and routing), `ops/*` (one module per family of
-//! operations), `table` (storage and index maintenance), `schema` (table
-//! definitions), `key` (key values and their order), `capacity` (units and
-//! metrics), `ttl`, `persist`, `error`.
+//! Layout, imports pointing down: `error`, `key` (key values and their order),
+//! `schema` (table definitions), `capacity` (units and metrics), `table`
+//! (storage and index maintenance), `codec` (request and response bodies) and
+//! `idempotency` (transaction tokens) at the bottom; `registry` (the service's
+//! state: tables, counters, tokens) on them; `ops/*` (one module per family of
+//! operations) and `ttl` on the registry; `service` (construction and routing)
+//! on those, and `persist` (snapshots) on top.
 
 pub mod capacity;
+mod codec;
 pub mod error;
+mod idempotency;
 pub mod key;
 pub mod ops;
 pub mod persist;
+pub mod registry;
 pub mod schema;
 pub mod service;
 pub mod table;
@@ -21,4 +27,5 @@ pub mod ttl;
 pub use capacity::{DynamoDbMetrics, TableMetrics};
 pub use error::DdbError;
 pub use persist::{DynamoSnapshot, SnapshotError};
-pub use service::{DynamoDb, DynamoDbConfig};
+pub use registry::DynamoDb;
+pub use service::DynamoDbConfig;

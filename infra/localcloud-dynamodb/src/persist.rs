@@ -9,8 +9,9 @@ use localcloud_core::RequestContext;
 use serde::{Deserialize, Serialize};
 
 use crate::error::DdbError;
+use crate::registry::DynamoDb;
 use crate::schema::CreateTableInput;
-use crate::service::{DynamoDb, DynamoDbConfig};
+use crate::service::DynamoDbConfig;
 
 #[derive(Debug, Serialize, Deserialize)]
 pub struct DynamoSnapshot {

@@ -1,5 +1,5 @@
-//! The service object: the table registry, request decoding, and the
-//! JSON-protocol entry point that routes an operation to its handler.
+//! The service's front: construction (with the TTL sweeper), the JSON-protocol
+//! entry point that routes an operation to its handler, and start-up helpers.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -9,12 +9,12 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use localcloud_core::{AwsError, JsonService, RequestContext};
 use parking_lot::RwLock;
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 
-use crate::capacity::{Consumed, DynamoDbMetrics, MetricsRecorder};
+use crate::capacity::MetricsRecorder;
 use crate::error::{validation, DdbError, DdbResult};
-use crate::table::Table;
+use crate::ops::{batch, control, items, read, transact};
+use crate::registry::DynamoDb;
+use crate::ttl::spawn_sweeper;
 
 #[derive(Clone, Debug)]
 pub struct DynamoDbConfig {
@@ -30,14 +30,6 @@ impl Default for DynamoDbConfig {
     }
 }
 
-/// The local cloud's DynamoDB. Tables are independent: each has its own lock,
-/// so requests on different tables never wait for each other.
-pub struct DynamoDb {
-    pub(crate) tables: RwLock<BTreeMap<String, Arc<Table>>>,
-    pub(crate) metrics: MetricsRecorder,
-    pub(crate) idempotency: crate::ops::transact::TokenCache,
-}
-
 impl DynamoDb {
     pub fn new(config: DynamoDbConfig) -> Arc<DynamoDb> {
         let service = Arc::new(DynamoDb {
@@ -46,25 +38,9 @@ impl DynamoDb {
             idempotency: Default::default(),
         });
         if let Some(period) = config.ttl_sweep_period {
-            crate::ttl::spawn_sweeper(Arc::downgrade(&service), period);
+            spawn_sweeper(Arc::downgrade(&service), period);
         }
         service
-    }
-
-    /// Consumed units and request counts per table since start or [`DynamoDb::reset`].
-    pub fn metrics(&self) -> DynamoDbMetrics {
-        self.metrics.snapshot()
-    }
-
-    /// Zeroes the counters; tables and items stay.
-    pub fn reset_metrics(&self) {
-        self.metrics.reset();
-    }
-
-    /// Drops every table and every counter.
-    pub fn reset(&self) {
-        self.tables.write().clear();
-        self.metrics.reset();
     }
 
     /// Runs one operation in-process with a JSON body, as the HTTP front door
@@ -75,7 +51,6 @@ impl DynamoDb {
         operation: &str,
         body: &[u8],
     ) -> Result<Vec<u8>, DdbError> {
-        use crate::ops::{batch, control, items, read, transact};
         match operation {
             "CreateTable" => control::create_table(self, ctx, body),
             "DescribeTable" => control::describe_table(self, ctx, body),
@@ -102,7 +77,7 @@ impl DynamoDb {
     /// Creates a table from a CreateTable request body (e.g. a template's
     /// `Properties` rendered as JSON); an existing table of that name is kept.
     pub fn ensure_table(&self, ctx: &RequestContext, create_table_json: &[u8]) -> DdbResult<()> {
-        match crate::ops::control::create_table(self, ctx, create_table_json) {
+        match control::create_table(self, ctx, create_table_json) {
             Ok(_) | Err(DdbError::ResourceInUse(_)) => Ok(()),
             Err(e) => Err(e),
         }
@@ -123,23 +98,6 @@ impl DynamoDb {
                 Ok(())
             }
         }
-    }
-
-    pub(crate) fn table(&self, name: Option<&str>) -> DdbResult<Arc<Table>> {
-        let name = name.ok_or_else(|| {
-            validation("1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null")
-        })?;
-        match self.tables.read().get(name) {
-            Some(table) => Ok(table.clone()),
-            None => {
-                crate::schema::check_name(name)?;
-                Err(crate::error::table_not_found(name))
-            }
-        }
-    }
-
-    pub(crate) fn record(&self, table: &Table, operation: &str, consumed: &Consumed) {
-        self.metrics.record(&table.def.name, operation, consumed);
     }
 }
 
@@ -187,34 +145,3 @@ const KNOWN_OPERATIONS: &[&str] = &[
     "TransactGetItems",
     "TransactWriteItems",
 ];
-
-/// Decodes a request body. Malformed JSON and members of the wrong JSON type
-/// are SerializationExceptions; invalid attribute values are ValidationExceptions.
-pub(crate) fn decode<T: DeserializeOwned>(body: &[u8]) -> DdbResult<T> {
-    let body = if body.is_empty() {
-        b"{}".as_slice()
-    } else {
-        body
-    };
-    serde_json::from_slice(body).map_err(|e| {
-        let text = e.to_string();
-        let message = match text.rfind(" at line ") {
-            Some(at) => text[..at].to_string(),
-            None => text,
-        };
-        let structural = e.is_syntax()
-            || e.is_eof()
-            || message.starts_with("invalid type")
-            || message.starts_with("invalid length")
-            || message.starts_with("expected ");
-        if structural {
-            DdbError::Serialization(message)
-        } else {
-            DdbError::Validation(message)
-        }
-    })
-}
-
-pub(crate) fn encode<T: Serialize>(out: &T) -> DdbResult<Vec<u8>> {
-    serde_json::to_vec(out).map_err(|e| DdbError::Internal(e.to_string()))
-}

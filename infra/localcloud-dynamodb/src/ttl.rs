@@ -8,7 +8,7 @@ use std::time::Duration;
 use dynamodb_lang::{AttributeValue, Item, Number};
 
 use crate::key::PrimaryKey;
-use crate::service::DynamoDb;
+use crate::registry::DynamoDb;
 use crate::table::Table;
 
 /// Sweeps every `period` until the service is dropped.

@@ -5,15 +5,16 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-use dynamodb_lang::{parse_projection, Item};
+use dynamodb_lang::Item;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::capacity::{read_units, Consumed, ReturnCapacity};
+use crate::codec::{decode, encode};
 use crate::error::{validation, DdbResult};
 use crate::key::PrimaryKey;
-use crate::ops::common::{check_new_item, expression_context, reject_legacy, Names, OutItem};
-use crate::service::{decode, encode, DynamoDb};
+use crate::ops::common::{check_new_item, read_projection, reject_legacy, Names, NewItem, OutItem};
+use crate::registry::DynamoDb;
 use crate::table::Table;
 
 const MAX_GET_KEYS: usize = 100;
@@ -73,18 +74,10 @@ pub fn batch_get(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     for (name, request) in requests {
         let table = db.table(Some(&name))?;
         reject_legacy(&[("AttributesToGet", request.attributes_to_get.is_some())])?;
-        let mut ctx = expression_context(
+        let projection = read_projection(
             request.expression_attribute_names,
-            None,
-            &[],
-            request.projection_expression.is_some(),
+            request.projection_expression.as_deref(),
         )?;
-        let projection = request
-            .projection_expression
-            .as_deref()
-            .map(|e| parse_projection(e, &mut ctx))
-            .transpose()?;
-        ctx.check_all_used()?;
         let keys = request
             .keys
             .iter()
@@ -177,7 +170,7 @@ pub fn batch_write(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
         for write in writes {
             ops.push(match (write.put_request, write.delete_request) {
                 (Some(put), None) => {
-                    let key = check_new_item(&table.def, &put.item, "Item size has exceeded the maximum allowed size")?;
+                    let key = check_new_item(&table.def, &put.item, NewItem::Put)?;
                     (key, Some(Arc::new(put.item)))
                 }
                 (None, Some(delete)) => (table.def.keys.key_from_request(&delete.key)?, None),

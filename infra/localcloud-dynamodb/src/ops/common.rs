@@ -4,7 +4,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use dynamodb_lang::{item_size, AttributeValue, ExpressionContext, Item};
+use dynamodb_lang::{
+    item_size, parse_condition, parse_projection, parse_update, AttributeValue, Condition,
+    ExpressionContext, Item, Projection, UpdateExpression,
+};
 use serde::{Serialize, Serializer};
 
 use crate::error::{validation, DdbError, DdbResult};
@@ -65,9 +68,86 @@ pub fn expression_context(
     Ok(ExpressionContext::new(names, values)?)
 }
 
+/// Parses the ProjectionExpression of a read by key (GetItem, BatchGetItem, a
+/// Get of TransactGetItems) with the request's names, rejecting unused ones.
+pub fn read_projection(names: Names, projection: Option<&str>) -> DdbResult<Option<Projection>> {
+    let mut ctx = expression_context(names, None, &[], projection.is_some())?;
+    let projection = projection
+        .map(|e| parse_projection(e, &mut ctx))
+        .transpose()?;
+    ctx.check_all_used()?;
+    Ok(projection)
+}
+
+/// The update and condition expressions of one write.
+pub struct WriteExpressions {
+    pub update: Option<UpdateExpression>,
+    pub condition: Option<Condition>,
+}
+
+/// Parses the expressions of one write (PutItem, DeleteItem, UpdateItem, or an
+/// action of TransactWriteItems) with the request's placeholders, rejecting any
+/// placeholder they leave unused. `takes_update` tells whether the operation has
+/// an UpdateExpression parameter: AWS names it when values come with no expression.
+pub fn write_expressions(
+    names: Names,
+    values: Values,
+    update: Option<&str>,
+    condition: Option<&str>,
+    takes_update: bool,
+) -> DdbResult<WriteExpressions> {
+    let condition_user = ("ConditionExpression", condition.is_some());
+    let value_users: &[(&str, bool)] = if takes_update {
+        &[("UpdateExpression", update.is_some()), condition_user]
+    } else {
+        &[condition_user]
+    };
+    let mut ctx = expression_context(names, values, value_users, false)?;
+    let update = update.map(|e| parse_update(e, &mut ctx)).transpose()?;
+    let condition = condition
+        .map(|e| parse_condition(e, &mut ctx))
+        .transpose()?;
+    ctx.check_all_used()?;
+    Ok(WriteExpressions { update, condition })
+}
+
+/// AWS refuses an update that would change a key attribute.
+pub fn reject_key_update(def: &TableDef, update: Option<&UpdateExpression>) -> DdbResult<()> {
+    match update
+        .iter()
+        .flat_map(|u| u.top_level_attributes())
+        .find(|a| def.keys.is_key_attribute(a))
+    {
+        Some(attr) => Err(validation(format!(
+            "One or more parameter values were invalid: Cannot update attribute {attr}. This attribute is part of the key"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The Item parameter of PutItem or of a Put of TransactWriteItems.
+pub fn required_item(item: Option<Item>) -> DdbResult<Item> {
+    item.ok_or_else(|| validation("Item to put in PutItem cannot be null"))
+}
+
+/// How an item about to be stored was made: AWS words its size error by that.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewItem {
+    Put,
+    Updated,
+}
+
+impl NewItem {
+    fn too_big(self) -> &'static str {
+        match self {
+            NewItem::Put => "Item size has exceeded the maximum allowed size",
+            NewItem::Updated => "Item size to update has exceeded the maximum allowed size",
+        }
+    }
+}
+
 /// Checks an item about to be stored: table key, index key types, size.
-/// `too_big` is the message for items over 400 KB (it differs by operation).
-pub fn check_new_item(def: &TableDef, item: &Item, too_big: &str) -> DdbResult<PrimaryKey> {
+pub fn check_new_item(def: &TableDef, item: &Item, made: NewItem) -> DdbResult<PrimaryKey> {
     let key = def.keys.key_of_new_item(item)?;
     for index in &def.indexes {
         for attr in index.keys.attrs() {
@@ -94,7 +174,7 @@ pub fn check_new_item(def: &TableDef, item: &Item, too_big: &str) -> DdbResult<P
         }
     }
     if item_size(item) > MAX_ITEM_BYTES {
-        return Err(validation(too_big));
+        return Err(validation(made.too_big()));
     }
     Ok(key)
 }

@@ -7,9 +7,10 @@ use localcloud_core::RequestContext;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use crate::codec::{decode, encode};
 use crate::error::{table_not_found, validation, DdbError, DdbResult};
+use crate::registry::DynamoDb;
 use crate::schema::{CreateTableInput, TableDef};
-use crate::service::{decode, encode, DynamoDb};
 use crate::table::Table;
 
 pub fn create_table(db: &DynamoDb, ctx: &RequestContext, body: &[u8]) -> DdbResult<Vec<u8>> {

@@ -3,17 +3,19 @@
 
 use std::sync::Arc;
 
-use dynamodb_lang::{parse_condition, parse_projection, parse_update, Item};
+use dynamodb_lang::Item;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::capacity::{read_units, Consumed, ReturnCapacity};
+use crate::codec::{decode, encode};
 use crate::error::{validation, DdbResult};
 use crate::ops::common::{
-    check_new_item, condition_failed, empty_item, expression_context, failed_write, reject_legacy,
-    return_old_on_failure, Names, OutItem, ReturnValues, Values,
+    check_new_item, condition_failed, empty_item, failed_write, read_projection, reject_key_update,
+    reject_legacy, required_item, return_old_on_failure, write_expressions, Names, NewItem,
+    OutItem, ReturnValues, Values, WriteExpressions,
 };
-use crate::service::{decode, encode, DynamoDb};
+use crate::registry::DynamoDb;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
@@ -45,18 +47,10 @@ pub fn get_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     reject_legacy(&[("AttributesToGet", input.attributes_to_get.is_some())])?;
     let capacity = ReturnCapacity::parse(input.return_consumed_capacity.as_deref())?;
     let key = table.def.keys.key_from_request(&required_key(input.key)?)?;
-    let mut ctx = expression_context(
+    let projection = read_projection(
         input.expression_attribute_names,
-        None,
-        &[],
-        input.projection_expression.is_some(),
+        input.projection_expression.as_deref(),
     )?;
-    let projection = input
-        .projection_expression
-        .as_deref()
-        .map(|e| parse_projection(e, &mut ctx))
-        .transpose()?;
-    ctx.check_all_used()?;
 
     let found = table
         .state
@@ -103,30 +97,19 @@ pub fn put_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     let input: PutItemInput = decode(body)?;
     let table = db.table(input.table_name.as_deref())?;
     reject_legacy(&[("Expected", input.expected.is_some())])?;
-    let item = input
-        .item
-        .ok_or_else(|| validation("Item to put in PutItem cannot be null"))?;
+    let item = required_item(input.item)?;
     let return_values = ReturnValues::parse(input.return_values.as_deref(), false)?;
     let return_old =
         return_old_on_failure(input.return_values_on_condition_check_failure.as_deref())?;
     let capacity = ReturnCapacity::parse(input.return_consumed_capacity.as_deref())?;
-    let mut ctx = expression_context(
+    let WriteExpressions { condition, .. } = write_expressions(
         input.expression_attribute_names,
         input.expression_attribute_values,
-        &[("ConditionExpression", input.condition_expression.is_some())],
+        None,
+        input.condition_expression.as_deref(),
         false,
     )?;
-    let condition = input
-        .condition_expression
-        .as_deref()
-        .map(|e| parse_condition(e, &mut ctx))
-        .transpose()?;
-    ctx.check_all_used()?;
-    let key = check_new_item(
-        &table.def,
-        &item,
-        "Item size has exceeded the maximum allowed size",
-    )?;
+    let key = check_new_item(&table.def, &item, NewItem::Put)?;
 
     let write = ConditionalWrite {
         operation: "PutItem",
@@ -161,18 +144,13 @@ pub fn delete_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     let return_old =
         return_old_on_failure(input.return_values_on_condition_check_failure.as_deref())?;
     let capacity = ReturnCapacity::parse(input.return_consumed_capacity.as_deref())?;
-    let mut ctx = expression_context(
+    let WriteExpressions { condition, .. } = write_expressions(
         input.expression_attribute_names,
         input.expression_attribute_values,
-        &[("ConditionExpression", input.condition_expression.is_some())],
+        None,
+        input.condition_expression.as_deref(),
         false,
     )?;
-    let condition = input
-        .condition_expression
-        .as_deref()
-        .map(|e| parse_condition(e, &mut ctx))
-        .transpose()?;
-    ctx.check_all_used()?;
 
     let write = ConditionalWrite {
         operation: "DeleteItem",
@@ -213,35 +191,18 @@ pub fn update_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     let return_old =
         return_old_on_failure(input.return_values_on_condition_check_failure.as_deref())?;
     let capacity = ReturnCapacity::parse(input.return_consumed_capacity.as_deref())?;
-    let mut ctx = expression_context(
+    let WriteExpressions { update, condition } = write_expressions(
         input.expression_attribute_names,
         input.expression_attribute_values,
-        &[
-            ("UpdateExpression", input.update_expression.is_some()),
-            ("ConditionExpression", input.condition_expression.is_some()),
-        ],
-        false,
+        input.update_expression.as_deref(),
+        input.condition_expression.as_deref(),
+        true,
     )?;
-    let update = input
-        .update_expression
-        .as_deref()
-        .map(|e| parse_update(e, &mut ctx))
-        .transpose()?;
-    let condition = input
-        .condition_expression
-        .as_deref()
-        .map(|e| parse_condition(e, &mut ctx))
-        .transpose()?;
-    ctx.check_all_used()?;
+    reject_key_update(&table.def, update.as_ref())?;
     let updated: Vec<String> = update
         .as_ref()
         .map(|u| u.top_level_attributes())
         .unwrap_or_default();
-    if let Some(attr) = updated.iter().find(|a| table.def.keys.is_key_attribute(a)) {
-        return Err(validation(format!(
-            "One or more parameter values were invalid: Cannot update attribute {attr}. This attribute is part of the key"
-        )));
-    }
 
     let (old, new, units) = {
         let mut state = table.state.write();
@@ -257,11 +218,7 @@ pub fn update_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
         if let Some(update) = &update {
             update.apply(&mut new)?;
         }
-        check_new_item(
-            &table.def,
-            &new,
-            "Item size to update has exceeded the maximum allowed size",
-        )?;
+        check_new_item(&table.def, &new, NewItem::Updated)?;
         let new = Arc::new(new);
         let (_, units) = state.write(&table.def, &key, Some(new.clone()));
         (old, new, units)

@@ -10,12 +10,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::capacity::{read_units, Consumed, ReturnCapacity};
+use crate::codec::{decode, encode};
 use crate::error::{validation, DdbResult};
 use crate::key::{KeyPart, KeySchema, PrimaryKey};
 use crate::ops::common::{expression_context, reject_legacy, Names, OutItem, Values};
 use crate::ops::walk::{index_keys, table_keys, Start, Walk};
+use crate::registry::DynamoDb;
 use crate::schema::{IndexDef, Projection as IndexProjection, TableDef};
-use crate::service::{decode, encode, DynamoDb};
 use crate::table::{project, Table, TableState};
 
 const PAGE_BYTES: usize = 1024 * 1024;

@@ -3,28 +3,25 @@
 //! crate takes that order), conditions are checked, and only if all pass are
 //! the writes applied, before any lock is released.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
-use dynamodb_lang::{
-    parse_condition, parse_projection, parse_update, Condition, Item, Projection, UpdateExpression,
-};
-use parking_lot::Mutex;
+use dynamodb_lang::{Condition, Item, Projection, UpdateExpression};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::capacity::{read_units, write_units, Consumed, ReturnCapacity, WriteUnits};
+use crate::codec::{decode, encode};
 use crate::error::{validation, DdbError, DdbResult};
 use crate::key::PrimaryKey;
 use crate::ops::common::{
-    check_new_item, empty_item, expression_context, return_old_on_failure, Names, OutItem, Values,
+    check_new_item, empty_item, read_projection, reject_key_update, required_item,
+    return_old_on_failure, write_expressions, Names, NewItem, OutItem, Values, WriteExpressions,
 };
-use crate::service::{decode, encode, DynamoDb};
+use crate::registry::DynamoDb;
 use crate::table::{Table, TableState};
 
 const MAX_ACTIONS: usize = 100;
-const TOKEN_LIFETIME: Duration = Duration::from_secs(600);
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "PascalCase")]
@@ -121,18 +118,10 @@ pub fn transact_get(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
             .def
             .keys
             .key_from_request(get.key.as_ref().unwrap_or(empty_item()))?;
-        let mut ctx = expression_context(
+        let projection = read_projection(
             get.expression_attribute_names,
-            None,
-            &[],
-            get.projection_expression.is_some(),
+            get.projection_expression.as_deref(),
         )?;
-        let projection = get
-            .projection_expression
-            .as_deref()
-            .map(|e| parse_projection(e, &mut ctx))
-            .transpose()?;
-        ctx.check_all_used()?;
         gets.push((table, key, projection));
     }
     let mut seen = HashSet::new();
@@ -230,31 +219,13 @@ fn parse_action(db: &DynamoDb, item: TransactItem) -> DdbResult<Action> {
         _ => return Err(one_action()),
     };
     let table = db.table(input.table_name.as_deref())?;
-    let value_users: &[(&str, bool)] = if kind == "update" {
-        &[
-            ("UpdateExpression", input.update_expression.is_some()),
-            ("ConditionExpression", input.condition_expression.is_some()),
-        ]
-    } else {
-        &[("ConditionExpression", input.condition_expression.is_some())]
-    };
-    let mut ctx = expression_context(
+    let WriteExpressions { update, condition } = write_expressions(
         input.expression_attribute_names,
         input.expression_attribute_values,
-        value_users,
-        false,
+        input.update_expression.as_deref(),
+        input.condition_expression.as_deref(),
+        kind == "update",
     )?;
-    let update = input
-        .update_expression
-        .as_deref()
-        .map(|e| parse_update(e, &mut ctx))
-        .transpose()?;
-    let condition = input
-        .condition_expression
-        .as_deref()
-        .map(|e| parse_condition(e, &mut ctx))
-        .transpose()?;
-    ctx.check_all_used()?;
     let return_old =
         return_old_on_failure(input.return_values_on_condition_check_failure.as_deref())?;
     let key_of = |key: &Option<Item>| {
@@ -273,28 +244,14 @@ fn parse_action(db: &DynamoDb, item: TransactItem) -> DdbResult<Action> {
             (key_of(&input.key)?, Kind::Check)
         }
         "put" => {
-            let item = input
-                .item
-                .ok_or_else(|| validation("Item to put in PutItem cannot be null"))?;
-            let key = check_new_item(
-                &table.def,
-                &item,
-                "Item size has exceeded the maximum allowed size",
-            )?;
+            let item = required_item(input.item)?;
+            let key = check_new_item(&table.def, &item, NewItem::Put)?;
             (key, Kind::Put(Arc::new(item)))
         }
         "delete" => (key_of(&input.key)?, Kind::Delete),
         _ => {
             let key_item = input.key.clone().unwrap_or_default();
-            if let Some(attr) = update
-                .iter()
-                .flat_map(|u| u.top_level_attributes())
-                .find(|a| table.def.keys.is_key_attribute(a))
-            {
-                return Err(validation(format!(
-                    "One or more parameter values were invalid: Cannot update attribute {attr}. This attribute is part of the key"
-                )));
-            }
+            reject_key_update(&table.def, update.as_ref())?;
             (key_of(&input.key)?, Kind::Update(update, key_item))
         }
     };
@@ -424,55 +381,11 @@ fn evaluate(action: &Action, old: Option<&Arc<Item>>) -> Result<Option<Arc<Item>
                     .apply(&mut new)
                     .map_err(|e| reason("ValidationError", &e.message))?;
             }
-            check_new_item(
-                &action.table.def,
-                &new,
-                "Item size to update has exceeded the maximum allowed size",
-            )
-            .map_err(|e| match e {
+            check_new_item(&action.table.def, &new, NewItem::Updated).map_err(|e| match e {
                 DdbError::Validation(m) => reason("ValidationError", &m),
                 other => reason("ValidationError", &other.to_string()),
             })?;
             Ok(Some(Arc::new(new)))
         }
-    }
-}
-
-/// ClientRequestToken idempotency: the same token and body within ten minutes
-/// returns the first response; the same token with another body is an error.
-/// Hash of the request body, the response, and when it was sent.
-type CachedResponse = (u64, Vec<u8>, Instant);
-
-#[derive(Default)]
-pub struct TokenCache {
-    entries: Mutex<HashMap<String, CachedResponse>>,
-}
-
-impl TokenCache {
-    fn lookup(&self, token: &str, body: &[u8]) -> DdbResult<Option<Vec<u8>>> {
-        let entries = self.entries.lock();
-        match entries.get(token) {
-            Some((hash, out, at)) if at.elapsed() < TOKEN_LIFETIME => {
-                if *hash == crate::key::segment_hash(body) {
-                    Ok(Some(out.clone()))
-                } else {
-                    Err(DdbError::IdempotentParameterMismatch(
-                        "The request uses the same client token as a previous, but non-identical request.".into(),
-                    ))
-                }
-            }
-            _ => Ok(None),
-        }
-    }
-
-    fn remember(&self, token: &str, body: &[u8], out: &[u8]) {
-        let mut entries = self.entries.lock();
-        if entries.len() > 10_000 {
-            entries.retain(|_, (_, _, at)| at.elapsed() < TOKEN_LIFETIME);
-        }
-        entries.insert(
-            token.to_string(),
-            (crate::key::segment_hash(body), out.to_vec(), Instant::now()),
-        );
     }
 }
