@@ -5,7 +5,8 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 
-use crate::{FunctionError, RuntimeError};
+use crate::error::RuntimeError;
+use crate::function::FunctionError;
 
 const VERSION: &str = "2018-06-01";
 
