@@ -7,18 +7,9 @@ use std::time::Duration;
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::Client;
 
+use crate::error::{store_error, BackendError};
 use crate::model::{Order, MAX_SIZE};
 use crate::table::{from_item, PARTITION};
-
-#[derive(Debug, thiserror::Error)]
-pub enum BackendError {
-    #[error("DynamoDB: {0}")]
-    Store(String),
-    #[error("only {found} of {wanted} orders are stored: seed the table first (`bench seed-orders`, docs/bench.md)")]
-    Missing { wanted: u32, found: usize },
-    #[error("{0}")]
-    BadRequest(String),
-}
 
 pub struct OrdersBackend {
     ddb: Client,
@@ -66,8 +57,4 @@ impl OrdersBackend {
         }
         Ok(orders)
     }
-}
-
-pub(crate) fn store_error(error: impl std::error::Error) -> BackendError {
-    BackendError::Store(aws_sdk_dynamodb::error::DisplayErrorContext(error).to_string())
 }

@@ -3,6 +3,7 @@
 //! Lambda `Invoke` (`orders-direct`) or by SQS request/reply (`orders-queue`).
 //!
 //! - [`model`]: the order and the validation of `size`;
+//! - [`error`]: what goes wrong reading (or seeding) the orders table;
 //! - [`backend`]: the slow back end over DynamoDB (read only);
 //! - [`table`]: how orders are stored, and the seeding that stores them;
 //! - [`api`]: the public HTTP function, over any [`transport::Transport`];
@@ -11,10 +12,12 @@
 
 pub mod api;
 pub mod backend;
+pub mod error;
 pub mod model;
 pub mod settings;
 pub mod table;
 pub mod worker;
 
-pub use backend::{BackendError, OrdersBackend};
+pub use backend::OrdersBackend;
+pub use error::BackendError;
 pub use model::{parse_size, Order, SizeError, MAX_SIZE};

@@ -8,7 +8,7 @@ use std::time::Duration;
 use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
 use aws_sdk_dynamodb::Client;
 
-use crate::backend::{store_error, BackendError};
+use crate::error::{store_error, BackendError};
 use crate::model::{Order, MAX_SIZE};
 
 /// All orders live in one partition, sorted by index, so `Query ... Limit

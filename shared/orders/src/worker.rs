@@ -8,7 +8,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use transport::worker::answer_batch;
 
-use crate::backend::{BackendError, OrdersBackend};
+use crate::backend::OrdersBackend;
+use crate::error::BackendError;
 
 #[derive(Debug, Deserialize)]
 pub struct OrdersRequest {
