@@ -7,7 +7,7 @@ use aws_sdk_lambda::operation::invoke::InvokeError;
 use aws_sdk_lambda::primitives::Blob;
 use serde_json::Value;
 
-use crate::{Transport, TransportError};
+use crate::call::{Transport, TransportError};
 
 pub struct InvokeTransport {
     client: aws_sdk_lambda::Client,

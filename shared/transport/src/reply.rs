@@ -31,8 +31,8 @@ use parking_lot::Mutex;
 use serde_json::Value;
 use tokio::sync::{oneshot, OnceCell};
 
+use crate::call::{Transport, TransportError};
 use crate::envelope::{now_ms, Reply, ReplyOutcome, Request};
-use crate::{Transport, TransportError};
 
 pub const HEARTBEAT_TAG: &str = "heartbeat-ms";
 pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(60);

@@ -14,7 +14,9 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::{AnyTransport, InvokeTransport, RequestReply, RequestReplyConfig};
+use crate::any::AnyTransport;
+use crate::invoke::InvokeTransport;
+use crate::reply::{RequestReply, RequestReplyConfig};
 
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(5);
 

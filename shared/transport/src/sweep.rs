@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use aws_sdk_sqs::Client;
 
+use crate::call::TransportError;
 use crate::envelope::now_ms;
 use crate::reply::HEARTBEAT_TAG;
 use crate::settings::{number, required, SettingsError};
-use crate::TransportError;
 
 /// Reply queues not refreshed for this long belong to environments that are
 /// gone (a live one refreshes its heartbeat at least every

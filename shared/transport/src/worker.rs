@@ -8,8 +8,8 @@ use aws_sdk_sqs::Client;
 use futures::future::join_all;
 use serde_json::Value;
 
+use crate::call::TransportError;
 use crate::envelope::{now_ms, Reply, ReplyOutcome, Request};
-use crate::TransportError;
 
 /// What became of one request message.
 #[derive(Debug, PartialEq, Eq)]
