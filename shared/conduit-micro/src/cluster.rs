@@ -10,9 +10,10 @@ use conduit::http::routes::{route, Route};
 use conduit::store::memory::{MemoryArticles, MemoryComments, MemoryFollows, MemoryUsers};
 use conduit::{ApiRequest, ApiResponse, App};
 
+use crate::app::{compose, Connections};
 use crate::loopback::{CallLog, Loopback};
 use crate::owner::Owned;
-use crate::{compose, Connections, Service};
+use crate::service::Service;
 
 /// The service that serves `route` (the routes of `template.yaml`).
 pub fn service_of(route: &Route) -> Service {

@@ -14,9 +14,10 @@ use std::sync::Arc;
 use thin_runtime::{Function, FunctionError};
 use transport::AnyTransport;
 
+use crate::app::{compose, Connections};
 use crate::owner::{Owned, OwnerError};
+use crate::service::Service;
 use crate::settings::Settings;
-use crate::{compose, Connections, Service};
 
 /// What arrived, told apart by the event's shape.
 #[derive(Debug)]

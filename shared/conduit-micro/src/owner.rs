@@ -7,8 +7,8 @@ use conduit::model::User;
 use conduit::store::{ArticleStore, CommentStore, FollowStore, StoreError, UserStore};
 use serde_json::{json, Value};
 
+use crate::service::Service;
 use crate::wire::InternalRequest;
-use crate::Service;
 
 /// Why an internal request got no answer. `error_type()` travels back to the
 /// caller (function error type, or the queue reply's error type).

@@ -11,7 +11,7 @@ use transport::settings::required;
 pub use transport::settings::SettingsError;
 use transport::TransportSettings;
 
-use crate::Service;
+use crate::service::Service;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {

@@ -5,6 +5,8 @@
 use conduit::model::{ArticleId, UserId};
 use serde::{Deserialize, Serialize};
 
+use crate::service::Service;
+
 /// Every operation is a batch or a single lookup by key: callers never loop.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "camelCase", rename_all_fields = "camelCase")]
@@ -31,8 +33,7 @@ pub enum InternalRequest {
 
 impl InternalRequest {
     /// The service that answers this request.
-    pub fn owner(&self) -> crate::Service {
-        use crate::Service;
+    pub fn owner(&self) -> Service {
         match self {
             Self::UsersByIds { .. } | Self::UserByUsername { .. } | Self::UserById { .. } => {
                 Service::Users
