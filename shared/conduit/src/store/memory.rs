@@ -193,18 +193,7 @@ impl ArticleStore for MemoryArticles {
     async fn create(&self, new: NewArticle) -> StoreResult<Article> {
         let mut state = lock(&self.state);
         let slug = state.claim_slug(&new.slug_base, &new.id);
-        let article = Article {
-            id: new.id,
-            slug,
-            title: new.title,
-            description: new.description,
-            body: new.body,
-            tags: new.tags,
-            author_id: new.author_id,
-            created_at: new.created_at,
-            updated_at: new.created_at,
-            favorites_count: 0,
-        };
+        let article = new.into_article(slug);
         state.by_id.insert(article.id.clone(), article.clone());
         Ok(article)
     }

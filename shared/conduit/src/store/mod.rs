@@ -76,6 +76,24 @@ pub struct NewArticle {
     pub created_at: Timestamp,
 }
 
+impl NewArticle {
+    /// The article as first stored under `slug`: not yet updated, no favorites.
+    pub fn into_article(self, slug: String) -> Article {
+        Article {
+            id: self.id,
+            slug,
+            title: self.title,
+            description: self.description,
+            body: self.body,
+            tags: self.tags,
+            author_id: self.author_id,
+            created_at: self.created_at,
+            updated_at: self.created_at,
+            favorites_count: 0,
+        }
+    }
+}
+
 #[async_trait]
 pub trait ArticleStore: Send + Sync {
     /// Stores the article under `slug_base`, or `slug_base-<suffix>` if taken.

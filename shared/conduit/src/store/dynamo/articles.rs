@@ -28,6 +28,8 @@ use layout::{
     article_key, article_pk, author_list, entry, entry_key, fav_list, favorite_key, from_item,
     slug_key, tag_actions, tags_value, to_item,
 };
+// The bulk loader writes articles as this store does; `layout` is private,
+// so this re-export is as far as they reach.
 pub(super) use layout::{counter_item, items_for_favorite, items_for_new_article};
 
 const NOT_EXISTS: &str = "attribute_not_exists(#pk)";
@@ -292,20 +294,10 @@ impl DynamoArticles {
 impl ArticleStore for DynamoArticles {
     async fn create(&self, new: NewArticle) -> StoreResult<Article> {
         let t = &self.table;
-        let mut article = Article {
-            id: new.id,
-            slug: String::new(),
-            title: new.title,
-            description: new.description,
-            body: new.body,
-            tags: new.tags,
-            author_id: new.author_id,
-            created_at: new.created_at,
-            updated_at: new.created_at,
-            favorites_count: 0,
-        };
+        let slug_base = new.slug_base.clone();
+        let mut article = new.into_article(String::new());
         for attempt in 0..SLUG_ATTEMPTS {
-            article.slug = Self::slug_candidate(&new.slug_base, attempt);
+            article.slug = Self::slug_candidate(&slug_base, attempt);
             let mut slug_guard = slug_key(&article.slug);
             slug_guard.insert("articleId".into(), s(&article.id));
             let mut actions = vec![

@@ -121,7 +121,7 @@ fn read<B>(item: &Item, body: B) -> StoreResult<Article<B>> {
 }
 
 /// The article, its slug and its listing entries, for bulk loading (counters apart).
-pub(in crate::store::dynamo) fn items_for_new_article(a: &Article) -> Vec<Item> {
+pub fn items_for_new_article(a: &Article) -> Vec<Item> {
     let mut guard = slug_key(&a.slug);
     guard.insert("articleId".into(), s(&a.id));
     let mut items = vec![
@@ -139,7 +139,7 @@ pub(in crate::store::dynamo) fn items_for_new_article(a: &Article) -> Vec<Item> 
 }
 
 /// A favorite's marker and listing entry, for bulk loading (counters apart).
-pub(in crate::store::dynamo) fn items_for_favorite(a: &Article, user: &str) -> Vec<Item> {
+pub fn items_for_favorite(a: &Article, user: &str) -> Vec<Item> {
     vec![
         favorite_key(&a.id, user),
         entry(&fav_list(user), a.created_at, &a.id),
@@ -152,7 +152,7 @@ pub(super) fn counter_key(name: &str) -> Item {
 }
 
 /// A counter with its final value: `ALL`, `TAG#t`, `AUTHOR#u` or `FAV#u`.
-pub(in crate::store::dynamo) fn counter_item(name: &str, value: i64) -> Item {
+pub fn counter_item(name: &str, value: i64) -> Item {
     key(&[("pk", s("COUNT")), ("sk", s(name)), ("n", n(value))])
 }
 
