@@ -10,3 +10,4 @@ mod events;
 mod in_process;
 mod on_local_cloud;
 mod on_local_cloud_rest;
+mod template_routes;

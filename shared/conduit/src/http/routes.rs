@@ -71,6 +71,12 @@ const ROUTES: &[(Method, &str, Make)] = &[
     (Method::GET, "tags", |_| Route::Tags),
 ];
 
+/// Every route's method and path pattern below `/api` (`{}` is a parameter),
+/// in matching order: what an API Gateway in front of conduit must route.
+pub fn patterns() -> impl Iterator<Item = (&'static Method, &'static str)> {
+    ROUTES.iter().map(|(method, pattern, _)| (method, *pattern))
+}
+
 /// The parameters a pattern captured, handed out in order.
 struct Params(std::vec::IntoIter<String>);
 
