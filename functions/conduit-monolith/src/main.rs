@@ -34,6 +34,6 @@ async fn init() -> Result<Monolith, FunctionError> {
 }
 
 fn main() -> Result<(), thin_runtime::RuntimeError> {
-    lambda_http::tracing::init_default_subscriber();
+    sdk_config::init_logs();
     thin_runtime::run(init())
 }

@@ -11,7 +11,7 @@ use thin_runtime::FunctionError;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> Result<(), thin_runtime::RuntimeError> {
-    lambda_runtime::tracing::init_default_subscriber();
+    sdk_config::init_logs();
     thin_runtime::run(async {
         // A missing or unknown role fails INIT, not the first request.
         let service = Service::from_env().map_err(FunctionError::config_invalid)?;

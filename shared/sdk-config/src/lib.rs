@@ -12,6 +12,8 @@
 //!   always sets, instead of building the default chains, whose web-identity
 //!   link builds an STS client (and parses its endpoint rules) and whose IMDS
 //!   links build IMDS clients, all before the environment is even read.
+//!
+//! And the functions' logs, set up once by [`init_logs`] ([`logs`]).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -40,6 +42,10 @@ use aws_smithy_runtime_api::client::runtime_components::{
 };
 use aws_smithy_types::config_bag::ConfigBag;
 use aws_smithy_types::timeout::TimeoutConfig;
+
+pub mod logs;
+
+pub use logs::init_logs;
 
 /// The environment's configuration (region, credentials, `AWS_ENDPOINT_URL`)
 /// with the SDK's default retries (standard mode, three attempts: throttling
