@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use super::input::{bounded, Input};
-use super::{failed_entry, queue_of};
+use super::queue_url::queue_of;
 use crate::error;
 use crate::message_attrs::{self, MessageAttributes};
 use crate::service::{ReceivedMessage, SendRequest, SendResult, SqsService};
@@ -316,4 +316,16 @@ pub fn change_message_visibility_batch(
         list.extend(failed);
     }
     Ok(out)
+}
+
+/// `{"Id", "SenderFault", "Code", "Message"}` for a failed batch entry; the
+/// code is the query code SQS puts there (the SDK's `code()`).
+fn failed_entry(id: &str, err: &AwsError) -> Value {
+    let code = err
+        .headers
+        .iter()
+        .find(|(name, _)| name == "x-amzn-query-error")
+        .and_then(|(_, v)| v.split(';').next())
+        .unwrap_or_else(|| err.code());
+    serde_json::json!({"Id": id, "SenderFault": true, "Code": code, "Message": err.message})
 }

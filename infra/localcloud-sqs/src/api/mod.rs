@@ -1,13 +1,16 @@
 //! The AWS JSON 1.0 front of the service (`X-Amz-Target: AmazonSQS.<Op>`):
 //! reads each operation's members, calls [`SqsService`], writes the response.
+//! Imports point down: `input.rs` (request members) and `queue_url.rs` (the queue a
+//! request names) at the bottom, `queues.rs` and `messages.rs` (the operations) on
+//! them, this file (the router) on top.
 
 mod input;
 mod messages;
+mod queue_url;
 mod queues;
 
 use async_trait::async_trait;
 use bytes::Bytes;
-use serde_json::Value;
 
 use crate::error;
 use crate::service::SqsService;
@@ -73,29 +76,4 @@ impl JsonService for SqsService {
             serde_json::to_vec(&output).expect("JSON values serialise"),
         ))
     }
-}
-
-/// The queue named by the request's `QueueUrl`; failures count as calls that
-/// reached no queue.
-fn queue_of(
-    service: &SqsService,
-    ctx: &RequestContext,
-    input: &Input,
-) -> Result<std::sync::Arc<crate::registry::Queue>, AwsError> {
-    let found = input
-        .str("QueueUrl")
-        .and_then(|url| service.queue_by_url(&ctx.region, &ctx.account_id, url));
-    found.inspect_err(|_| service.unattributed_call())
-}
-
-/// `{"Id", "SenderFault", "Code", "Message"}` for a failed batch entry; the
-/// code is the query code SQS puts there (the SDK's `code()`).
-fn failed_entry(id: &str, err: &AwsError) -> Value {
-    let code = err
-        .headers
-        .iter()
-        .find(|(name, _)| name == "x-amzn-query-error")
-        .and_then(|(_, v)| v.split(';').next())
-        .unwrap_or_else(|| err.code());
-    serde_json::json!({"Id": id, "SenderFault": true, "Code": code, "Message": err.message})
 }

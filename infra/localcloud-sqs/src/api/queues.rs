@@ -4,7 +4,7 @@ use base64::Engine;
 use serde_json::{json, Map, Value};
 
 use super::input::{bounded, Input};
-use super::queue_of;
+use super::queue_url::queue_of;
 use crate::error;
 use crate::service::SqsService;
 use localcloud_core::{AwsError, RequestContext};
