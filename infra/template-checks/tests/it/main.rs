@@ -8,6 +8,7 @@ mod cold_starts;
 mod common;
 mod docs_links;
 mod iam_rules;
+mod import_circles;
 mod least_privilege;
 mod one_source_of_truth;
 mod reply_sweeper;
