@@ -46,6 +46,7 @@ pub(crate) fn kind_of(ty: &str) -> ResKind {
         "AWS::SQS::Queue" => ResKind::Queue,
         "AWS::DynamoDB::Table" | "AWS::Serverless::SimpleTable" => ResKind::Table,
         "AWS::S3::Bucket" => ResKind::Bucket,
+        crate::capacity::SAM_TYPE | crate::capacity::CFN_TYPE => ResKind::CapacityProvider,
         other => ResKind::Other(other.to_string()),
     }
 }

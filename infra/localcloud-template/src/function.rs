@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use crate::capacity;
 use crate::diag::{At, Severity};
 use crate::events::{self, RouteDecl};
 use crate::model::{Build, Function, FunctionUrl};
@@ -26,6 +27,7 @@ const USED: &[&str] = &[
     "Events",
     "PackageType",
     "FunctionUrlConfig",
+    "CapacityProviderConfig",
 ];
 /// Settings that change nothing a function can observe locally.
 const IGNORED: &[&str] = &[
@@ -113,6 +115,7 @@ pub(crate) fn function(
     };
     let build = metadata.and_then(|m| build(id, m, r));
     let url = function_url(id, props, name, &at, r);
+    let capacity_provider = capacity::function_config(props, memory_size, &at, r);
     let failed = r.diags.items[errors_before..]
         .iter()
         .any(|d| d.severity == Severity::Error);
@@ -136,6 +139,7 @@ pub(crate) fn function(
         schedule_events: events.schedules,
         build,
         url,
+        capacity_provider,
     };
     Some(FunctionDecl {
         function,

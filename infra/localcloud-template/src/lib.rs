@@ -46,6 +46,7 @@
 
 mod api;
 mod bucket;
+mod capacity;
 mod context;
 mod decl;
 mod diag;
@@ -71,12 +72,13 @@ mod yaml;
 
 use std::path::Path;
 
+pub use capacity::{DEFAULT_MEMORY_GIB_PER_VCPU, MEMORY_GIB_PER_VCPU};
 pub use context::ResolveContext;
 pub use diag::{Diagnostic, Severity, TemplateError};
 pub use function::cargo_binary;
 pub use model::{
-    Application, Bucket, Build, Function, FunctionUrl, HttpApi, Parameter, Queue, RestApi, Route,
-    ScheduleEvent, SqsEvent, Table,
+    Application, Bucket, Build, CapacityProvider, CapacityProviderConfig, Function, FunctionUrl,
+    HttpApi, Parameter, Queue, RestApi, Route, ScheduleEvent, SqsEvent, Table,
 };
 pub use policy::{Grant, Policy, PolicySource, Target};
 pub use rest_variant::{rest_variant, RestVariantError, REST_STAGE};

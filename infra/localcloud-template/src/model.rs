@@ -18,6 +18,8 @@ pub struct Application {
     /// `AWS::Serverless::Api` (and the implicit `ServerlessRestApi`).
     pub rest_apis: Vec<RestApi>,
     pub buckets: Vec<Bucket>,
+    /// `AWS::Serverless::CapacityProvider` and `AWS::Lambda::CapacityProvider`.
+    pub capacity_providers: Vec<CapacityProvider>,
     /// Output name -> value. An output value that spells out an API's AWS
     /// endpoint (`https://{id}.execute-api.{region}.{suffix}`) is rewritten to
     /// the local endpoint, so a driver can read URLs from outputs.
@@ -124,6 +126,36 @@ pub struct Function {
     pub build: Option<Build>,
     /// `FunctionUrlConfig`.
     pub url: Option<FunctionUrl>,
+    /// `CapacityProviderConfig`: the function runs on Lambda Managed
+    /// Instances; `None` for the default (on-demand) compute type.
+    pub capacity_provider: Option<CapacityProviderConfig>,
+}
+
+/// A capacity provider: the EC2 fleet Lambda Managed Instances run on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacityProvider {
+    pub logical_id: String,
+    /// `CapacityProviderName`, or `{StackName}-{LogicalId}`.
+    pub name: String,
+    /// `arn:{partition}:lambda:{region}:{account}:capacity-provider:{name}`.
+    pub arn: String,
+    /// `MaxVCpuCount` (SAM `ScalingConfig`, CloudFormation
+    /// `CapacityProviderScalingConfig`): the fleet's vCPUs at most.
+    pub max_vcpu_count: Option<u32>,
+}
+
+/// A function's `CapacityProviderConfig`, validated as Lambda validates it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacityProviderConfig {
+    /// The provider's ARN (SAM `Arn`).
+    pub arn: String,
+    /// Logical id of the provider when this template declares it.
+    pub provider: Option<String>,
+    /// `ExecutionEnvironmentMemoryGiBPerVCpu`: 2, 4 or 8.
+    pub memory_gib_per_vcpu: u32,
+    /// `PerExecutionEnvironmentMaxConcurrency` (1 to 1,600) when given; the
+    /// runtime's default applies otherwise.
+    pub per_environment_max_concurrency: Option<u32>,
 }
 
 /// A function URL (`FunctionUrlConfig`), SAM's `{Function}Url` resource.

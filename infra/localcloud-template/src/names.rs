@@ -22,6 +22,8 @@ fn naming(d: &Decl, ctx: &ResolveContext) -> Option<(&'static str, String)> {
         ResKind::Table => Some(("TableName", generated(255))),
         // Bucket names are lower case (AWS adds a random suffix).
         ResKind::Bucket => Some(("BucketName", generated(63).to_ascii_lowercase())),
+        // Its ARN holds at most 140 characters.
+        ResKind::CapacityProvider => Some(("CapacityProviderName", generated(64))),
         ResKind::HttpApi
         | ResKind::RestApi
         | ResKind::FunctionUrl

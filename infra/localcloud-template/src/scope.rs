@@ -23,6 +23,9 @@ pub(crate) enum ResKind {
     Table,
     /// `AWS::S3::Bucket`.
     Bucket,
+    /// `AWS::Serverless::CapacityProvider` or `AWS::Lambda::CapacityProvider`:
+    /// `Ref` is its name.
+    CapacityProvider,
     /// The execution role SAM generates as `{Function}Role`; only its name
     /// and ARN exist locally.
     Role,
@@ -226,7 +229,8 @@ impl Scope<'_> {
             | ResKind::HttpApi
             | ResKind::RestApi
             | ResKind::Role
-            | ResKind::Bucket => res_name.to_string(),
+            | ResKind::Bucket
+            | ResKind::CapacityProvider => res_name.to_string(),
             ResKind::FunctionUrl => self.ctx.arn("lambda", &format!("function:{res_name}")),
             ResKind::Other(ty) => return invalid(line, format!("cannot Ref a {ty}")),
         };
@@ -295,6 +299,9 @@ impl Scope<'_> {
             (ResKind::Queue, "QueueUrl") => ctx.queue_url(name),
             (ResKind::Table, "Arn") => ctx.arn("dynamodb", &format!("table/{name}")),
             (ResKind::Function, "Arn") => ctx.arn("lambda", &format!("function:{name}")),
+            (ResKind::CapacityProvider, "Arn") => {
+                ctx.arn("lambda", &format!("capacity-provider:{name}"))
+            }
             (ResKind::HttpApi, "ApiEndpoint") => ctx.api_url(id, name),
             (ResKind::HttpApi, "ApiId") => name.to_string(),
             (ResKind::RestApi, "RootResourceId") => name.chars().rev().take(6).collect(),

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::api;
 use crate::bucket;
+use crate::capacity;
 use crate::context::ResolveContext;
 use crate::decl::{declarations, kind_of, Decl};
 use crate::diag::{At, Diags, TemplateError};
@@ -137,6 +138,7 @@ fn empty_app() -> Application {
         http_apis: Vec::new(),
         rest_apis: Vec::new(),
         buckets: Vec::new(),
+        capacity_providers: Vec::new(),
         outputs: BTreeMap::new(),
         exports: BTreeMap::new(),
         warnings: Vec::new(),
@@ -265,6 +267,9 @@ fn build(decls: &[Decl], globals: &Globals, r: &mut Reader) -> Application {
                 .tables
                 .extend(table::simple_table(d.id, &props, &name, r)),
             "AWS::S3::Bucket" => app.buckets.extend(bucket::bucket(d.id, &props, &name, r)),
+            capacity::SAM_TYPE | capacity::CFN_TYPE => app
+                .capacity_providers
+                .extend(capacity::capacity_provider(d.id, &d.ty, &props, &name, r)),
             _ => {}
         }
     }

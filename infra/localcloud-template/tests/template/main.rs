@@ -1,5 +1,6 @@
 //! Behaviour of the SAM template reader, one module per area.
 
+mod capacity;
 mod errors;
 mod functions;
 mod intrinsics;

@@ -1,0 +1,160 @@
+//! Lambda Managed Instances: capacity providers (SAM and CloudFormation
+//! forms) and a function's `CapacityProviderConfig`.
+
+use crate::{errors, find, load};
+
+const PROVIDERS: &str = "Resources:
+  Fleet:
+    Type: AWS::Serverless::CapacityProvider
+    Properties:
+      VpcConfig: {SubnetIds: [subnet-1], SecurityGroupIds: [sg-1]}
+      ScalingConfig: {MaxVCpuCount: 64, AverageCPUUtilization: 70.0}
+  Raw:
+    Type: AWS::Lambda::CapacityProvider
+    Properties:
+      CapacityProviderName: raw-fleet
+      PermissionsConfig: {CapacityProviderOperatorRoleArn: arn:aws:iam::123456789012:role/op}
+      VpcConfig: {SubnetIds: [subnet-1], SecurityGroupIds: [sg-1]}
+";
+
+fn with_function(config: &str, memory: u32) -> String {
+    format!(
+        "{PROVIDERS}  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      Runtime: provided.al2023
+      MemorySize: {memory}
+      CapacityProviderConfig:
+{config}"
+    )
+}
+
+#[test]
+fn both_provider_forms_are_read_with_name_arn_and_max_vcpus() {
+    let app = load(PROVIDERS);
+    let [fleet, raw] = app.capacity_providers.as_slice() else {
+        panic!("{:#?}", app.capacity_providers);
+    };
+    assert_eq!(fleet.name, "test-Fleet");
+    assert_eq!(
+        fleet.arn,
+        "arn:aws:lambda:eu-west-1:123456789012:capacity-provider:test-Fleet"
+    );
+    assert_eq!(fleet.max_vcpu_count, Some(64));
+    assert_eq!((raw.name.as_str(), raw.max_vcpu_count), ("raw-fleet", None));
+    // The fleet's networking and scaling policy do nothing locally: warned.
+    let warned: Vec<&str> = app.warnings.iter().map(|w| w.path.as_str()).collect();
+    assert!(warned.contains(&"Properties.VpcConfig"), "{warned:?}");
+    assert!(
+        warned.contains(&"Properties.ScalingConfig.AverageCPUUtilization"),
+        "{warned:?}"
+    );
+}
+
+#[test]
+fn function_config_names_its_provider_by_get_att_with_sams_defaults() {
+    let app = load(&with_function("        Arn: !GetAtt Fleet.Arn\n", 2048));
+    let config = app
+        .function("Fn")
+        .unwrap()
+        .capacity_provider
+        .clone()
+        .unwrap();
+    assert_eq!(config.provider.as_deref(), Some("Fleet"));
+    assert_eq!(
+        config.arn,
+        "arn:aws:lambda:eu-west-1:123456789012:capacity-provider:test-Fleet"
+    );
+    assert_eq!(config.memory_gib_per_vcpu, 2);
+    assert_eq!(config.per_environment_max_concurrency, None);
+}
+
+#[test]
+fn function_config_reads_ratio_and_concurrency() {
+    let app = load(&with_function(
+        "        Arn: !Sub arn:aws:lambda:${AWS::Region}:${AWS::AccountId}:capacity-provider:raw-fleet
+        ExecutionEnvironmentMemoryGiBPerVCpu: 4.0
+        PerExecutionEnvironmentMaxConcurrency: 100
+",
+        8192,
+    ));
+    let config = app
+        .function("Fn")
+        .unwrap()
+        .capacity_provider
+        .clone()
+        .unwrap();
+    assert_eq!(config.provider.as_deref(), Some("Raw"));
+    assert_eq!(config.memory_gib_per_vcpu, 4);
+    assert_eq!(config.per_environment_max_concurrency, Some(100));
+    let on_demand = load(PROVIDERS);
+    assert!(on_demand.functions.is_empty());
+}
+
+#[test]
+fn a_provider_outside_the_template_is_accepted_by_arn() {
+    let app = load(&with_function(
+        "        Arn: arn:aws:lambda:us-east-1:999999999999:capacity-provider:shared\n",
+        4096,
+    ));
+    let config = app
+        .function("Fn")
+        .unwrap()
+        .capacity_provider
+        .clone()
+        .unwrap();
+    assert_eq!(config.provider, None);
+}
+
+#[test]
+fn invalid_values_are_errors_as_lambda_validates_them() {
+    let ratio = errors(&with_function(
+        "        Arn: !GetAtt Fleet.Arn\n        ExecutionEnvironmentMemoryGiBPerVCpu: 3\n",
+        4096,
+    ));
+    find(&ratio, "must be 2, 4 or 8");
+    let concurrency = errors(&with_function(
+        "        Arn: !GetAtt Fleet.Arn\n        PerExecutionEnvironmentMaxConcurrency: 1601\n",
+        4096,
+    ));
+    find(&concurrency, "must be between 1 and 1600");
+    let zero = errors(&with_function(
+        "        Arn: !GetAtt Fleet.Arn\n        PerExecutionEnvironmentMaxConcurrency: 0\n",
+        4096,
+    ));
+    find(&zero, "must be between 1 and 1600");
+    let small = errors(&with_function("        Arn: !GetAtt Fleet.Arn\n", 1024));
+    find(&small, "at least 2048 MB");
+    // 4 GiB per vCPU needs 4 GiB for one vCPU.
+    let ratio_memory = errors(&with_function(
+        "        Arn: !GetAtt Fleet.Arn\n        ExecutionEnvironmentMemoryGiBPerVCpu: 4\n",
+        2048,
+    ));
+    find(&ratio_memory, "at least 4096 MB");
+    let arn = errors(&with_function("        Arn: !GetAtt Fn.Arn\n", 2048));
+    find(&arn, "is not a capacity provider ARN");
+    let missing = errors(&with_function(
+        "        PerExecutionEnvironmentMaxConcurrency: 10\n",
+        2048,
+    ));
+    find(&missing, "Arn is required");
+    let unknown = errors(&with_function(
+        "        Arn: !GetAtt Fleet.Arn\n        Weight: 1\n",
+        2048,
+    ));
+    let d = find(&unknown, "CapacityProviderConfig.Weight");
+    assert_eq!(d.logical_id.as_deref(), Some("Fn"));
+}
+
+#[test]
+fn provider_names_are_checked() {
+    let errs = errors(
+        "Resources:
+  Fleet:
+    Type: AWS::Lambda::CapacityProvider
+    Properties:
+      CapacityProviderName: my.fleet
+",
+    );
+    find(&errs, "capacity provider name `my.fleet`");
+}
