@@ -57,7 +57,7 @@ pub struct InvocationRecord {
 
 impl InvocationRecord {
     pub fn gb_seconds(&self) -> f64 {
-        self.billed_ms as f64 * f64::from(self.memory_mb) / 1024.0 / 1000.0
+        localcloud_metrics::gb_seconds(self.billed_ms as f64, f64::from(self.memory_mb))
     }
 
     /// The line Lambda logs at the end of every invocation.

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::fields::field_names;
+
 /// Which front door an API is: it decides the price of its requests.
 /// <https://aws.amazon.com/api-gateway/pricing/>: HTTP APIs per million
 /// requests (metered per 512 KB), REST APIs per million requests at about
@@ -83,6 +85,9 @@ pub enum ApiOutcome {
 }
 
 impl ApiMetrics {
+    /// Its setting (see [`crate::is_gauge`]); the numbers are totals.
+    pub const GAUGES: &'static [&'static str] = field_names!(ApiMetrics { api_id });
+
     pub fn new(kind: ApiKind, api: &str, api_id: &str) -> Self {
         Self {
             kind,

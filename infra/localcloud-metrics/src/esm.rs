@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::fields::field_names;
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EsmMetrics {
@@ -34,6 +36,12 @@ pub struct EsmMetrics {
 }
 
 impl EsmMetrics {
+    /// Its levels (see [`crate::is_gauge`]); the rest are totals.
+    pub const GAUGES: &'static [&'static str] = field_names!(EsmMetrics {
+        pollers,
+        max_concurrent_invocations
+    });
+
     pub fn new(function: &str, queue_arn: &str) -> Self {
         Self {
             function: function.to_string(),

@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::fields::field_names;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Architecture {
     #[default]
@@ -57,6 +59,14 @@ impl CpuShareMode {
     }
 }
 
+/// GB-seconds, the unit Lambda bills duration in: billed time in seconds
+/// times the memory size in GB, 1,024 MB to the GB ("Total compute (GB-s) =
+/// 3,000,000 * 512MB/1024" in <https://aws.amazon.com/lambda/pricing/>).
+/// The emulator meters with it and the cost model prices with it.
+pub fn gb_seconds(billed_ms: f64, memory_mb: f64) -> f64 {
+    billed_ms * memory_mb / 1024.0 / 1000.0
+}
+
 /// How the CPU share was applied in this local cloud, and why not the
 /// kernel's where it fell back to the model.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -82,6 +92,15 @@ pub struct LambdaMetrics {
     pub functions: BTreeMap<String, FunctionMetrics>,
 }
 
+impl LambdaMetrics {
+    /// Its level fields (see [`crate::is_gauge`]).
+    pub const GAUGES: &'static [&'static str] = field_names!(LambdaMetrics {
+        account_concurrency_limit,
+        concurrent_executions,
+        peak_concurrent_executions,
+    });
+}
+
 /// Totals for one function since start or the last reset.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -104,6 +123,7 @@ pub struct FunctionMetrics {
     /// Part of `billed_ms` spent waiting on callees or replies; the emulator
     /// cannot tell, so it reports 0 and the cost model shows no waiting line.
     pub waiting_ms: f64,
+    /// [`gb_seconds`] of each invocation, summed.
     pub gb_seconds: f64,
     /// Log events CloudWatch would ingest: each stdout/stderr line and each
     /// platform line (START, END, REPORT, ...).
@@ -139,6 +159,15 @@ pub struct FunctionMetrics {
 }
 
 impl FunctionMetrics {
+    /// Its settings and levels (see [`crate::is_gauge`]); the rest are totals.
+    pub const GAUGES: &'static [&'static str] = field_names!(FunctionMetrics {
+        memory_mb,
+        cpu_share_vcpus,
+        concurrent_executions,
+        peak_concurrent_executions,
+        environments,
+    });
+
     /// Billed time that was this machine's contention rather than the
     /// quota: run-queue waits beyond the quota's hold-backs. A thread woken
     /// while its group is throttled waits on the run queue for the group's

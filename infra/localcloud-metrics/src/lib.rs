@@ -6,6 +6,8 @@
 //! and an unknown field is an error: a reader never prices a zero it did not
 //! meter. Change a field, bump [`VERSION`].
 
+mod fields;
+
 pub mod api;
 pub mod dynamodb;
 pub mod esm;
@@ -16,10 +18,14 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use fields::field_names;
+
 pub use api::{ApiKind, ApiMetrics, ApiOutcome};
 pub use dynamodb::{DynamoDbMetrics, TableMetrics};
 pub use esm::EsmMetrics;
-pub use lambda::{Architecture, CpuShareMetrics, CpuShareMode, FunctionMetrics, LambdaMetrics};
+pub use lambda::{
+    gb_seconds, Architecture, CpuShareMetrics, CpuShareMode, FunctionMetrics, LambdaMetrics,
+};
 pub use sqs::{QueueMetrics, SqsMetrics};
 
 /// Version of the document's shape; readers refuse any other.
@@ -44,6 +50,25 @@ pub struct MetricsDocument {
     pub event_source_mappings: Vec<EsmMetrics>,
 }
 
+/// Fields that hold a level or a setting (a memory size, a concurrency
+/// limit, a queue's depth, a name), each type's list by its name in any
+/// section. Every other number of the document is a running total, so the
+/// difference of two documents (the bench's metering of one run) keeps the
+/// later value of these and subtracts the rest.
+pub const GAUGES: [&[&str]; 6] = [
+    MetricsDocument::GAUGES,
+    LambdaMetrics::GAUGES,
+    FunctionMetrics::GAUGES,
+    QueueMetrics::GAUGES,
+    EsmMetrics::GAUGES,
+    ApiMetrics::GAUGES,
+];
+
+/// Whether a field of that name, in any section, is one of the [`GAUGES`].
+pub fn is_gauge(field: &str) -> bool {
+    GAUGES.iter().any(|fields| fields.contains(&field))
+}
+
 /// The emulator's own CPU time (`None` where the OS does not tell).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -64,6 +89,9 @@ pub enum MetricsError {
 }
 
 impl MetricsDocument {
+    /// Its level fields (see [`is_gauge`]).
+    pub const GAUGES: &'static [&'static str] = field_names!(MetricsDocument { version });
+
     /// A document with every section empty, at this [`VERSION`].
     pub fn new() -> Self {
         Self {
@@ -95,6 +123,14 @@ impl MetricsDocument {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gb_seconds_are_seconds_times_gigabytes_of_1024_mb() {
+        // AWS's example: 3M invocations of 1 s at 512 MB are 1,500,000 GB-s.
+        assert_eq!(gb_seconds(3_000_000.0 * 1000.0, 512.0), 1_500_000.0);
+        assert_eq!(gb_seconds(2031.0, 128.0), 2031.0 * 128.0 / 1024.0 / 1000.0);
+        assert_eq!(gb_seconds(0.0, 1769.0), 0.0);
+    }
 
     #[test]
     fn an_empty_document_round_trips() {
@@ -174,6 +210,38 @@ mod tests {
         let err = MetricsDocument::from_value(value).unwrap_err();
         assert!(err.to_string().contains("kind"), "{err}");
         assert_eq!(ApiKind::FunctionUrl.to_string(), "function_url");
+    }
+
+    #[test]
+    fn every_gauge_is_a_key_of_its_section_in_the_json() {
+        // GIVEN a document with one of each entry
+        let mut doc = MetricsDocument::new();
+        doc.lambda
+            .functions
+            .insert("f".into(), FunctionMetrics::default());
+        doc.sqs.queues.insert("q".into(), QueueMetrics::default());
+        doc.event_source_mappings.push(EsmMetrics::new("f", "q"));
+        doc.apis
+            .insert("a".into(), ApiMetrics::new(ApiKind::Http, "a", "id"));
+        let value = serde_json::to_value(&doc).unwrap();
+        // WHEN each type's gauges are looked up in its section
+        let sections = [
+            (&value, MetricsDocument::GAUGES),
+            (&value["lambda"], LambdaMetrics::GAUGES),
+            (&value["lambda"]["functions"]["f"], FunctionMetrics::GAUGES),
+            (&value["sqs"]["queues"]["q"], QueueMetrics::GAUGES),
+            (&value["event_source_mappings"][0], EsmMetrics::GAUGES),
+            (&value["apis"]["a"], ApiMetrics::GAUGES),
+        ];
+        // THEN every one is there under that name (a serde rename would not be)
+        for (section, gauges) in sections {
+            for gauge in gauges {
+                assert!(section.get(gauge).is_some(), "{gauge} in {section}");
+                assert!(is_gauge(gauge));
+            }
+        }
+        assert_eq!(sections.len(), GAUGES.len());
+        assert!(!is_gauge("invocations") && !is_gauge("billed_ms"));
     }
 
     #[test]

@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::fields::field_names;
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SqsMetrics {
@@ -41,6 +43,16 @@ pub struct QueueMetrics {
     pub approximate_number_of_messages: u64,
     pub approximate_number_of_messages_not_visible: u64,
     pub approximate_number_of_messages_delayed: u64,
+}
+
+impl QueueMetrics {
+    /// Its levels (see [`crate::is_gauge`]); the rest are totals.
+    pub const GAUGES: &'static [&'static str] = field_names!(QueueMetrics {
+        exists,
+        approximate_number_of_messages,
+        approximate_number_of_messages_not_visible,
+        approximate_number_of_messages_delayed,
+    });
 }
 
 #[cfg(test)]

@@ -11,28 +11,6 @@ use serde_json::{Map, Value};
 
 use crate::variants::Variant;
 
-/// Keys whose value is a level or a setting, not a running total: the delta
-/// keeps the later value instead of subtracting. (The contract's types do not
-/// say which numbers are counters, so the list is kept here: a setting left
-/// out would read as 0 after the delta, as the metering tests check for
-/// `memory_mb` and `cpu_share_vcpus`.)
-const GAUGES: [&str; 14] = [
-    "version",
-    "memory_mb",
-    "cpu_share_vcpus",
-    "account_concurrency_limit",
-    "concurrent_executions",
-    "peak_concurrent_executions",
-    "environments",
-    "exists",
-    "approximate_number_of_messages",
-    "approximate_number_of_messages_not_visible",
-    "approximate_number_of_messages_delayed",
-    "pollers",
-    "max_concurrent_invocations",
-    "api_id",
-];
-
 #[derive(Debug, thiserror::Error)]
 pub enum MeteringError {
     #[error("{path} went down from {before} to {after}: were the counters reset during the run?")]
@@ -75,7 +53,9 @@ fn delta_at(path: &str, before: &Value, after: &Value) -> Result<Value, Metering
             }
             Value::Array(out)
         }
-        (Value::Number(b), Value::Number(a)) if !GAUGES.contains(&key) => {
+        // The contract names its levels and settings (`localcloud_metrics::GAUGES`):
+        // a setting taken for a counter would read as 0 after the delta.
+        (Value::Number(b), Value::Number(a)) if !localcloud_metrics::is_gauge(key) => {
             // Integer counters stay integers: the contract types them so.
             if let (Some(b), Some(a)) = (b.as_u64(), a.as_u64()) {
                 return match a.checked_sub(b) {

@@ -54,6 +54,22 @@ fn counter_going_down_is_an_error_not_a_negative_bill() {
 }
 
 #[test]
+fn every_level_or_setting_the_contract_names_keeps_its_later_value() {
+    // GIVEN every gauge of the metrics contract, lower after the run than before
+    let gauges: Vec<&str> = localcloud_metrics::GAUGES.concat();
+    assert!(gauges.contains(&"memory_mb") && gauges.contains(&"pollers"));
+    for gauge in gauges {
+        let before = json!({ "section": { gauge: 8 } });
+        let after = json!({ "section": { gauge: 3 } });
+        // WHEN the delta is taken, THEN it is the later value, not an error
+        let d = delta(&before, &after).unwrap();
+        assert_eq!(d["section"][gauge], 3, "{gauge}");
+    }
+    // AND a total that goes down still is one (the list is not everything)
+    assert!(delta(&json!({"invocations": 8}), &json!({"invocations": 3})).is_err());
+}
+
+#[test]
 fn delta_of_identical_documents_is_all_zero_counters() {
     let d = delta(&after(), &after()).unwrap();
     let m = figures(&restrict(&d, &ORDERS_DIRECT)).unwrap();

@@ -50,9 +50,10 @@ pub struct FunctionUsage {
     pub init_ms_total: f64,
     /// Part of `billed_ms_total` spent waiting on callees or replies.
     pub waiting_ms_total: f64,
-    /// Billed GB-seconds as metered (the local cloud's `gb_seconds`, defined
-    /// once by its metering); `None` where the source does not meter them
-    /// (REPORT lines, what-if scenarios): then `billed_ms_total` at `memory_mb`.
+    /// Billed GB-seconds as metered (the local cloud's `gb_seconds`); `None`
+    /// where the source does not meter them (REPORT lines, what-if
+    /// scenarios): then `billed_ms_total` at `memory_mb`, by the same
+    /// function (`localcloud_metrics::gb_seconds`).
     pub gb_seconds: Option<f64>,
 }
 
@@ -248,11 +249,11 @@ impl FunctionUsage {
     }
 
     /// GB-seconds per billed millisecond: from the metered GB-seconds where
-    /// there are some, else from the memory size.
+    /// there are some, else those of one millisecond at the memory size.
     pub fn gb_seconds_per_billed_ms(&self) -> f64 {
         match self.gb_seconds {
             Some(gb_seconds) if self.billed_ms_total > 0.0 => gb_seconds / self.billed_ms_total,
-            _ => self.memory_mb / 1024.0 / 1000.0,
+            _ => localcloud_metrics::gb_seconds(1.0, self.memory_mb),
         }
     }
 
