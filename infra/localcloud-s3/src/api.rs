@@ -8,7 +8,8 @@ use localcloud_core::{HttpRequest, HttpResponse, PathService, RequestContext};
 use crate::address::{address, host_bucket, query};
 use crate::error::S3Error;
 use crate::protocol::Call;
-use crate::{bucket_api, chunked, object_api, S3Service};
+use crate::service::S3Service;
+use crate::{bucket_api, chunked, object_api};
 
 /// True when the request is for S3: signed for `s3`, or addressed to a
 /// virtual-host-style bucket.

@@ -8,8 +8,8 @@ use localcloud_core::HttpResponse;
 
 use crate::error::S3Error;
 use crate::protocol::{empty, iso, not_implemented, response, xml, Call, S3_NS};
+use crate::service::S3Service;
 use crate::store::Setting;
-use crate::S3Service;
 use localcloud_core::xml::{elements, first, Xml};
 
 pub(crate) fn list_buckets(s3: &S3Service, call: &Call) -> Result<HttpResponse, S3Error> {
@@ -78,7 +78,7 @@ pub(crate) fn bucket(s3: &S3Service, call: &Call, name: &str) -> Result<HttpResp
 }
 
 fn create(s3: &S3Service, call: &Call, name: &str) -> Result<HttpResponse, S3Error> {
-    if !crate::valid_bucket_name(name) {
+    if !crate::store::valid_bucket_name(name) {
         return Err(S3Error::new(
             400,
             "InvalidBucketName",

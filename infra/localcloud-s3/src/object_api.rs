@@ -12,8 +12,8 @@ use md5::{Digest, Md5};
 
 use crate::error::S3Error;
 use crate::protocol::{empty, http_date, not_implemented, response, xml, Call, S3_NS};
+use crate::service::S3Service;
 use crate::store::{Object, Upload};
-use crate::S3Service;
 use localcloud_core::xml::{elements, first, Xml};
 
 pub(crate) fn object(
