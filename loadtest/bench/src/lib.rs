@@ -5,10 +5,13 @@
 //! self-contained HTML page and a Markdown summary. See `docs/bench.md`.
 
 pub mod apis;
+pub mod break_even;
 pub mod cpu;
 pub mod driver;
 pub mod ledger;
 pub mod metering;
+pub mod monthly;
+pub mod monthly_render;
 pub mod plan;
 pub mod pricing;
 pub mod recorder;

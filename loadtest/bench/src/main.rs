@@ -1,10 +1,12 @@
-//! `bench run`, `bench report` and `bench seed-orders`: see `docs/bench.md`.
+//! `bench run`, `bench tune`, `bench report`, `bench cost` and `bench seed-orders`:
+//! see `docs/bench.md`.
 
 use std::path::PathBuf;
 
 use anyhow::Context;
 use bench::apis;
 use bench::driver::{self, RunOptions, TargetKind};
+use bench::monthly_render::bench_cost;
 use bench::plan::Mode;
 use bench::results::Results;
 use bench::target::CpuShare;
@@ -31,9 +33,29 @@ enum Command {
     Tune(Box<TuneArgs>),
     /// Redo report.html and summary.md from a results.json.
     Report { results: PathBuf },
+    /// The monthly bill of each scenario's architectures at the given rates
+    /// (successful requests per second, a 30-day month), every line, from
+    /// the usage a run measured, and the rates where the bills cross.
+    Cost(CostArgs),
     /// Store the orders the back end reads (unless they are there), with the
     /// caller's AWS configuration (credentials, region, AWS_ENDPOINT_URL).
     SeedOrders(SeedArgs),
+}
+
+#[derive(clap::Args)]
+struct CostArgs {
+    /// A bench results.json (reports/<run>/results.json).
+    #[arg(long)]
+    from: PathBuf,
+    /// Successful requests per second (repeatable).
+    #[arg(long = "rate", required = true, allow_negative_numbers = true)]
+    rates: Vec<f64>,
+    /// The price table the run was priced with, when not the built-in one.
+    #[arg(long)]
+    prices: Option<PathBuf>,
+    /// Print JSON instead of Markdown.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -224,6 +246,14 @@ async fn main() -> anyhow::Result<()> {
             driver::write_reports(&parsed, &out)?;
             println!("{}", bench::report::markdown::summary(&parsed));
             println!("report: {}", out.join("report.html").display());
+            Ok(())
+        }
+        Command::Cost(args) => {
+            let prices = args.prices.as_deref();
+            print!(
+                "{}",
+                bench_cost(&args.from, &args.rates, prices, args.json)?
+            );
             Ok(())
         }
         Command::SeedOrders(args) => {

@@ -48,6 +48,12 @@ pub fn heading(line: &CostLine) -> Option<&'static str> {
 /// The breakdown's lines summed per heading: every heading, zeros included,
 /// then any line no heading covers under its own service name.
 pub fn bill_lines(breakdown: &CostBreakdown) -> Vec<BillLine> {
+    lines_by_heading(&breakdown.lines)
+}
+
+/// Any cost lines (a month's, its volume discounts) summed per heading, as
+/// [`bill_lines`] does.
+pub fn lines_by_heading<'a>(cost_lines: impl IntoIterator<Item = &'a CostLine>) -> Vec<BillLine> {
     let mut lines: Vec<BillLine> = BILL_HEADINGS
         .iter()
         .map(|h| BillLine {
@@ -55,7 +61,7 @@ pub fn bill_lines(breakdown: &CostBreakdown) -> Vec<BillLine> {
             usd: 0.0,
         })
         .collect();
-    for line in &breakdown.lines {
+    for line in cost_lines {
         let name = heading(line).unwrap_or(line.service.as_str());
         match lines.iter_mut().find(|l| l.heading == name) {
             Some(bill) => bill.usd += line.usd,

@@ -2,7 +2,7 @@
 
 /// Dollars with four significant digits below $100 (per-request figures are tiny),
 /// cents above.
-pub(crate) fn usd(value: f64) -> String {
+pub fn usd(value: f64) -> String {
     let sign = if value < 0.0 { "-" } else { "" };
     let abs = value.abs();
     if abs == 0.0 {
@@ -17,7 +17,7 @@ pub(crate) fn usd(value: f64) -> String {
 }
 
 /// Whole numbers with thousands separators; fractions with up to four significant digits.
-pub(crate) fn quantity(value: f64) -> String {
+pub fn quantity(value: f64) -> String {
     let sign = if value < 0.0 { "-" } else { "" };
     let abs = value.abs();
     if abs.fract() == 0.0 || abs >= 1000.0 {

@@ -22,6 +22,7 @@ pub mod whatif;
 
 pub use cost::{cost, ratio, CostBreakdown, CostRatio, Dominant, ServiceTotal};
 pub use error::{CostError, Result};
+pub use format::{quantity, usd};
 pub use line::CostLine;
 pub use metering::{Metering, ReadConsistency, WriteKind};
 pub use monthly::MonthlyCost;

@@ -28,6 +28,7 @@ pub fn render(results: &Results) -> String {
         escape(&results.scaling)
     );
     answers_first(&mut body, results);
+    monthly_bills(&mut body, results);
     cost_chart(&mut body, results);
     body.push_str("<p>Throughput counts successful requests only; failures are shown apart. Latency percentiles are of successful requests. Cost is priced by the cost model from the local cloud's metering and divided by successful requests.</p>");
     cpu_share(&mut body, results);
@@ -78,6 +79,24 @@ fn answers_first(body: &mut String, results: &Results) {
         "<p class=\"note\">{}</p>",
         escape(&answers::assumptions(results))
     );
+}
+
+/// The monthly bills at the standard rates, per question (`report::monthly`).
+fn monthly_bills(body: &mut String, results: &Results) {
+    let Some(view) = super::monthly::monthly(results) else {
+        return;
+    };
+    for section in &view.sections {
+        let _ = write!(body, "<h3>{}</h3>", escape(&section.title));
+        body.push_str(&table_html(&section.table));
+        let items: String = section
+            .break_even
+            .iter()
+            .map(|s| format!("<li>{}</li>", escape(s)))
+            .collect();
+        let _ = write!(body, "<ul>{items}</ul>");
+    }
+    let _ = write!(body, "<p class=\"note\">{}</p>", escape(&view.note));
 }
 
 fn table_html(table: &Table) -> String {

@@ -31,6 +31,7 @@ pub fn summary(results: &Results) -> String {
             .unwrap_or("none (local latencies only)")
     );
     md.push_str(&answers_first(results));
+    md.push_str(&monthly_bills(results));
     for (kind, heading) in [
         (RecordKind::Scenario, "Scenarios"),
         (
@@ -155,6 +156,23 @@ fn answers_first(results: &Results) -> String {
     if !md.is_empty() {
         let _ = writeln!(md, "{}\n", answers::assumptions(results));
     }
+    md
+}
+
+/// The monthly bills at the standard rates, per question (`report::monthly`).
+fn monthly_bills(results: &Results) -> String {
+    let Some(view) = super::monthly::monthly(results) else {
+        return String::new();
+    };
+    let mut md = String::new();
+    for section in &view.sections {
+        let _ = writeln!(md, "### {}\n\n{}", section.title, table_md(&section.table));
+        for sentence in &section.break_even {
+            let _ = writeln!(md, "- {sentence}");
+        }
+        md.push('\n');
+    }
+    let _ = writeln!(md, "{}\n", view.note);
     md
 }
 

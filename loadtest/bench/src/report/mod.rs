@@ -6,6 +6,7 @@ pub mod cpu_share;
 pub mod html;
 pub mod ledger;
 pub mod markdown;
+pub mod monthly;
 pub mod run_row;
 pub mod stacked;
 pub mod svg;

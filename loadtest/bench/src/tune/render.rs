@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use super::document::{TuneDocument, TuneSetting};
-use crate::report::cpu_share::{mode_text, not_as_asked};
+use crate::report::cpu_share::{asked_note, mode_text};
 use crate::report::ms;
 use crate::report::svg::{escape, line_chart, Series, COLORS};
 use crate::sla::Sla;
@@ -254,13 +254,9 @@ fn cpu_lines(doc: &TuneDocument) -> Vec<(String, bool)> {
     let mut modes: Vec<String> = doc
         .settings
         .iter()
-        .filter_map(|s| s.cpu_share.as_ref())
-        .map(|applied| {
-            let mut text = mode_text(applied);
-            if not_as_asked(asked, applied.mode) {
-                text.push_str(&format!("; not as asked (--cpu-share {})", asked.as_str()));
-            }
-            text
+        .filter_map(|s| {
+            let applied = s.cpu_share.as_ref()?;
+            Some(mode_text(applied) + &asked_note(Some(asked), &s.record))
         })
         .collect();
     modes.dedup();
@@ -324,12 +320,30 @@ table{border-collapse:collapse;font-size:13px;margin:8px 0}td,th{border:1px soli
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.charts{display:flex;flex-wrap:wrap;gap:12px}\
 .warn{color:#b00;font-weight:bold}.picks li{margin:4px 0}.note{color:#555;font-size:13px;max-width:1000px}";
 
+/// Markdown's `code` spans of an escaped text as HTML `<code>` elements (the
+/// context line is written once, for both renderers, in Markdown).
+fn code_spans(escaped: &str) -> String {
+    let mut html = String::with_capacity(escaped.len());
+    for (i, part) in escaped.split('`').enumerate() {
+        if i % 2 == 1 {
+            let _ = write!(html, "<code>{part}</code>");
+        } else {
+            html.push_str(part);
+        }
+    }
+    html
+}
+
 pub fn html(doc: &TuneDocument) -> String {
     let mut body = format!("<h1>{}</h1><ul class=\"picks\">", escape(&heading(doc)));
     for line in pick_sentences(doc) {
         let _ = write!(body, "<li>{}</li>", escape(&line));
     }
-    let _ = write!(body, "</ul><p class=\"note\">{}</p>", escape(&context(doc)));
+    let _ = write!(
+        body,
+        "</ul><p class=\"note\">{}</p>",
+        code_spans(&escape(&context(doc)))
+    );
     for (line, warn) in cpu_lines(doc) {
         let class = if warn { "warn" } else { "note" };
         let _ = write!(body, "<p class=\"{class}\">{}</p>", escape(&line));

@@ -113,6 +113,9 @@ fn the_picks_come_first_in_sentences_and_the_page_needs_no_network() {
     // and nothing from the network
     assert!(!html.contains("<script") && !html.contains("<link"));
     assert!(!html.contains("src=\"http"));
+    // the context's code spans are HTML, not Markdown's backticks
+    assert!(html.contains("<code>--cpu-share aws</code>"), "{html}");
+    assert!(!html.contains('`'), "{html}");
 }
 
 #[test]

@@ -1,0 +1,343 @@
+//! The monthly bill at the user's rate (`bench cost`): each scenario run's
+//! measured usage per successful request, scaled to a 30-day month of steady
+//! traffic at R successful requests per second and priced by `costmodel`'s
+//! monthly figures (the volume tiers on the month's totals, the always-free
+//! allowances apart), every bill heading, per scenario and architecture, with
+//! the rates where two architectures' bills cross ([`crate::break_even`]).
+
+use costmodel::bill::{lines_by_heading, BillLine};
+use costmodel::{CostOptions, FunctionUsage, PriceTable, QueueUsage, TableUsage, Usage};
+use serde::{Deserialize, Serialize};
+
+use crate::apis::ApiKind;
+use crate::break_even::{break_even, BreakEven};
+use crate::results::{RecordKind, Results, RunRecord};
+
+/// A 30-day month (the AWS Pricing Calculator's is 730 h; a round month
+/// makes the figures checkable by hand).
+pub const HOURS_PER_MONTH: f64 = 720.0;
+/// The report's rates, successful requests per second.
+pub const STANDARD_RATES: [f64; 4] = [1.0, 10.0, 100.0, 1000.0];
+/// How close the usage rebuilt from `results.json` must price the run to
+/// the bill the run recorded.
+const REPRODUCED: f64 = 1e-6;
+
+#[derive(Debug, thiserror::Error)]
+pub enum MonthlyError {
+    #[error("a rate must be a positive number of requests per second, got {0}")]
+    Rate(f64),
+    #[error("no scenario run here has a bill (metering, a price and successful requests): nothing to price")]
+    NothingToPrice,
+    #[error("these results were priced with price table {results}, not {ours}: pass that table with --prices")]
+    PriceTable { results: String, ours: String },
+    #[error("{run}: its metering prices the run at ${rebuilt}, not the ${recorded} it recorded: its usage cannot be rebuilt from results.json")]
+    NotReproduced {
+        run: String,
+        rebuilt: f64,
+        recorded: f64,
+    },
+    #[error("{run}: {source}")]
+    Cost {
+        run: String,
+        #[source]
+        source: costmodel::CostError,
+    },
+}
+
+/// `bench cost --json`: the monthly bills of every scenario run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MonthlyBills {
+    /// The run the usage was measured in.
+    pub git_commit: String,
+    pub started_at: String,
+    pub region: String,
+    pub price_table_version: String,
+    pub price_date: Option<String>,
+    pub log_retention_days: Option<f64>,
+    /// The Lambda architecture the durations were measured and priced on.
+    pub lambda_architecture: String,
+    pub hours_per_month: f64,
+    pub rates: Vec<f64>,
+    pub scenarios: Vec<ScenarioBills>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioBills {
+    pub scenario: String,
+    pub architectures: Vec<ArchitectureBills>,
+    /// Every pair of architectures, in the order they were run.
+    pub break_even: Vec<BreakEven>,
+}
+
+/// One architecture (variant, its front door and setting) of a scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ArchitectureBills {
+    pub architecture: String,
+    /// The run's successful requests: every figure is per one of them.
+    pub successes: u64,
+    /// One bill per rate, in the order asked.
+    pub bills: Vec<MonthlyBill>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MonthlyBill {
+    pub requests_per_second: f64,
+    /// Successful requests in the month.
+    pub requests_per_month: f64,
+    /// Every bill heading, volume tiers applied, no free tier.
+    pub lines: Vec<BillLine>,
+    pub total_usd: f64,
+    /// The always-free allowances (negative): the account's, once, whatever
+    /// else it runs.
+    pub free_tier_usd: f64,
+    pub total_with_free_tier_usd: f64,
+}
+
+impl MonthlyBill {
+    /// The dollars under one bill heading (0 for a heading it does not have).
+    pub fn line_usd(&self, heading: &str) -> f64 {
+        self.lines
+            .iter()
+            .filter(|l| l.heading == heading)
+            .map(|l| l.usd)
+            .sum()
+    }
+}
+
+/// The price table and options the run was priced with, for a month.
+pub struct MonthPricing {
+    prices: PriceTable,
+    region: String,
+    run_options: CostOptions,
+}
+
+impl MonthPricing {
+    /// `prices` must be the table `results` was priced with.
+    pub fn new(results: &Results, prices: PriceTable) -> Result<Self, MonthlyError> {
+        if prices.version() != results.price_table_version {
+            return Err(MonthlyError::PriceTable {
+                results: results.price_table_version.clone(),
+                ours: prices.version().to_string(),
+            });
+        }
+        let run_options = CostOptions {
+            price_date: results.price_date.clone(),
+            log_retention_days: results.log_retention_days,
+            ..CostOptions::default()
+        };
+        Ok(Self {
+            prices,
+            region: results.region.clone(),
+            run_options,
+        })
+    }
+
+    /// The bill of a month at `rate` successful requests per second, `usage`
+    /// being one run's per its successful requests.
+    pub fn bill_at(&self, usage: &Usage, rate: f64) -> Result<MonthlyBill, costmodel::CostError> {
+        let options = CostOptions {
+            requests_per_second: Some(rate),
+            hours_per_month: HOURS_PER_MONTH,
+            ..self.run_options.clone()
+        };
+        let breakdown = costmodel::cost(usage, &self.prices, &self.region, &options)?;
+        let month = breakdown.monthly.ok_or_else(|| {
+            costmodel::CostError::InvalidUsage("no monthly figures at a rate".into())
+        })?;
+        let free_tier_usd: f64 = month.free_tier.iter().map(|l| l.usd).sum();
+        Ok(MonthlyBill {
+            requests_per_second: rate,
+            requests_per_month: month.requests_per_month,
+            lines: lines_by_heading(month.lines.iter().chain(&month.volume_discounts)),
+            total_usd: month.usd_without_free_tier,
+            free_tier_usd,
+            total_with_free_tier_usd: month.usd_with_free_tier,
+        })
+    }
+
+    /// Fails unless `usage` prices the run `r` as it was priced when it ran.
+    fn check_reproduces(&self, r: &RunRecord, usage: &Usage) -> Result<(), MonthlyError> {
+        let recorded = r.cost.as_ref().map_or(0.0, |c| c.total_usd);
+        let rebuilt = costmodel::cost(usage, &self.prices, &self.region, &self.run_options)
+            .map_err(|source| MonthlyError::Cost {
+                run: architecture(r),
+                source,
+            })?
+            .total_usd;
+        if (rebuilt - recorded).abs() > REPRODUCED * recorded.abs().max(1e-12) {
+            return Err(MonthlyError::NotReproduced {
+                run: format!("{} / {}", r.scenario, architecture(r)),
+                rebuilt,
+                recorded,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Every scenario run priced for a month at each of `rates`, with the
+/// break-even rates between the architectures of each scenario.
+pub fn monthly_bills(
+    results: &Results,
+    pricing: &MonthPricing,
+    rates: &[f64],
+) -> Result<MonthlyBills, MonthlyError> {
+    if let Some(bad) = rates.iter().find(|r| !(r.is_finite() && **r > 0.0)) {
+        return Err(MonthlyError::Rate(*bad));
+    }
+    let mut scenarios: Vec<ScenarioBills> = Vec::new();
+    let mut lambda_architecture = None;
+    for r in &results.records {
+        let Some(usage) = usage_per_success(r) else {
+            continue;
+        };
+        pricing.check_reproduces(r, &usage)?;
+        let run = architecture(r);
+        let bills = rates
+            .iter()
+            .map(|rate| pricing.bill_at(&usage, *rate))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|source| MonthlyError::Cost {
+                run: run.clone(),
+                source,
+            })?;
+        lambda_architecture = r.cost.as_ref().map(|c| c.architecture.clone());
+        let bills = ArchitectureBills {
+            architecture: run,
+            successes: r.summary.successes,
+            bills,
+        };
+        match scenarios.iter_mut().find(|s| s.scenario == r.scenario) {
+            Some(scenario) => scenario.architectures.push(bills),
+            None => scenarios.push(ScenarioBills {
+                scenario: r.scenario.clone(),
+                architectures: vec![bills],
+                break_even: Vec::new(),
+            }),
+        }
+    }
+    if scenarios.is_empty() {
+        return Err(MonthlyError::NothingToPrice);
+    }
+    for scenario in &mut scenarios {
+        scenario.break_even = break_evens(results, pricing, &scenario.scenario, rates)?;
+    }
+    Ok(MonthlyBills {
+        git_commit: results.git_commit.clone(),
+        started_at: results.started_at.clone(),
+        region: results.region.clone(),
+        price_table_version: results.price_table_version.clone(),
+        price_date: results.price_date.clone(),
+        log_retention_days: results.log_retention_days,
+        lambda_architecture: lambda_architecture.unwrap_or_default(),
+        hours_per_month: HOURS_PER_MONTH,
+        rates: rates.to_vec(),
+        scenarios,
+    })
+}
+
+/// Each pair of the scenario's architectures: where their bills (without the
+/// free tier, the account's whatever it runs) cross.
+fn break_evens(
+    results: &Results,
+    pricing: &MonthPricing,
+    scenario: &str,
+    rates: &[f64],
+) -> Result<Vec<BreakEven>, MonthlyError> {
+    let runs: Vec<(String, Usage)> = results
+        .records
+        .iter()
+        .filter(|r| r.scenario == scenario)
+        .filter_map(|r| Some((architecture(r), usage_per_success(r)?)))
+        .collect();
+    let mut found = Vec::new();
+    for (i, (name_a, usage_a)) in runs.iter().enumerate() {
+        for (name_b, usage_b) in &runs[i + 1..] {
+            let bill = |usage: &Usage| {
+                let usage = usage.clone();
+                move |rate: f64| pricing.bill_at(&usage, rate).map(|b| b.total_usd)
+            };
+            let (bill_a, bill_b) = (bill(usage_a), bill(usage_b));
+            let pair = break_even((name_a, &bill_a), (name_b, &bill_b), rates);
+            found.push(pair.map_err(|source| MonthlyError::Cost {
+                run: format!("{name_a} against {name_b}"),
+                source,
+            })?);
+        }
+    }
+    Ok(found)
+}
+
+/// The architecture a record measured: its variant, its front door unless
+/// an HTTP API, and its setting unless the template's defaults.
+pub fn architecture(r: &RunRecord) -> String {
+    let mut name = format!("{}{}", r.variant, crate::apis::title_note(r.api));
+    if !r.setting.is_empty() && r.setting != "template defaults" {
+        name.push_str(&format!(" [{}]", r.setting));
+    }
+    name
+}
+
+/// The usage a scenario run was priced from, rebuilt from its recorded
+/// metering, counted per successful request (what a month at a rate of
+/// successes scales); `None` for a run without metering, price or success.
+pub fn usage_per_success(r: &RunRecord) -> Option<Usage> {
+    let (metering, cost) = (r.metering.as_ref()?, r.cost.as_ref()?);
+    if r.kind != RecordKind::Scenario || r.summary.successes == 0 {
+        return None;
+    }
+    let lambda = metering
+        .functions
+        .iter()
+        .filter(|(_, f)| f.invocations > 0.0 || f.billed_ms > 0.0)
+        .map(|(name, f)| FunctionUsage {
+            name: name.clone(),
+            // Priced as the run was: on the architecture it was measured on.
+            architecture: cost.architecture.clone(),
+            memory_mb: f.memory_mb,
+            invocations: f.invocations,
+            billed_ms_total: f.billed_ms,
+            // Not recorded: they only split the duration line, and its
+            // GB-seconds are the billed time at the memory size, as metered.
+            init_ms_total: 0.0,
+            waiting_ms_total: 0.0,
+            gb_seconds: None,
+        })
+        .collect();
+    let mut usage = Usage {
+        label: architecture(r),
+        public_requests: r.summary.successes as f64,
+        lambda,
+        sqs: metering
+            .queues
+            .iter()
+            .map(|(name, q)| QueueUsage {
+                name: name.clone(),
+                billed_requests: q.billed_requests,
+            })
+            .collect(),
+        dynamodb: metering
+            .tables
+            .iter()
+            .map(|(name, t)| TableUsage {
+                name: name.clone(),
+                read_units: t.read_units,
+                write_units: t.write_units,
+            })
+            .collect(),
+        log_bytes: metering.functions.values().map(|f| f.log_bytes).sum(),
+        data_transfer_out_bytes: metering.data_transfer_out_bytes,
+        ..Usage::default()
+    };
+    match r.api {
+        ApiKind::Http => usage.api_gateway.http_requests = metering.api_requests,
+        ApiKind::Rest => usage.api_gateway.rest_requests = metering.api_requests,
+        // Function URLs cost nothing of their own.
+        ApiKind::FunctionUrl => {}
+    }
+    Some(usage)
+}
+
+#[cfg(test)]
+#[path = "monthly_tests.rs"]
+mod tests;
