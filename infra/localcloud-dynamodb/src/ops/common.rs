@@ -8,7 +8,8 @@ use dynamodb_lang::{
     item_size, parse_condition, parse_projection, parse_update, AttributeValue, Condition,
     ExpressionContext, Item, Projection, UpdateExpression,
 };
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
 
 use crate::error::{validation, DdbError, DdbResult};
 use crate::key::{KeyPart, PrimaryKey};
@@ -109,6 +110,29 @@ pub fn write_expressions(
         .transpose()?;
     ctx.check_all_used()?;
     Ok(WriteExpressions { update, condition })
+}
+
+/// The parameters of a write of one item: PutItem, DeleteItem, UpdateItem and
+/// each action of TransactWriteItems (and its Get) read theirs from this one
+/// shape; a parameter an operation does not take is left unread, as serde
+/// ignores a member no field names.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "PascalCase")]
+pub struct ItemRequest {
+    pub table_name: Option<String>,
+    pub key: Option<Item>,
+    pub item: Option<Item>,
+    pub update_expression: Option<String>,
+    pub condition_expression: Option<String>,
+    pub projection_expression: Option<String>,
+    pub expression_attribute_names: Names,
+    pub expression_attribute_values: Values,
+    pub return_values: Option<String>,
+    pub return_values_on_condition_check_failure: Option<String>,
+    pub return_consumed_capacity: Option<String>,
+    /// Legacy parameters, refused by [`reject_legacy`].
+    pub expected: Option<Value>,
+    pub attribute_updates: Option<Value>,
 }
 
 /// AWS refuses an update that would change a key attribute.

@@ -3,19 +3,21 @@
 
 use std::sync::Arc;
 
-use dynamodb_lang::Item;
+use dynamodb_lang::{Condition, Item, UpdateExpression};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::capacity::{read_units, Consumed, ReturnCapacity};
 use crate::codec::{decode, encode};
 use crate::error::{validation, DdbResult};
+use crate::key::PrimaryKey;
 use crate::ops::common::{
     check_new_item, condition_failed, empty_item, failed_write, read_projection, reject_key_update,
-    reject_legacy, required_item, return_old_on_failure, write_expressions, Names, NewItem,
-    OutItem, ReturnValues, Values, WriteExpressions,
+    reject_legacy, required_item, return_old_on_failure, write_expressions, ItemRequest, Names,
+    NewItem, OutItem, ReturnValues, WriteExpressions,
 };
 use crate::registry::DynamoDb;
+use crate::table::Table;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
@@ -79,211 +81,164 @@ fn required_key(key: Option<Item>) -> DdbResult<Item> {
     })
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct PutItemInput {
-    table_name: Option<String>,
-    item: Option<Item>,
-    condition_expression: Option<String>,
-    expression_attribute_names: Names,
-    expression_attribute_values: Values,
-    return_values: Option<String>,
-    return_values_on_condition_check_failure: Option<String>,
-    return_consumed_capacity: Option<String>,
-    expected: Option<Value>,
-}
-
 pub fn put_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
-    let input: PutItemInput = decode(body)?;
+    let mut input: ItemRequest = decode(body)?;
     let table = db.table(input.table_name.as_deref())?;
     reject_legacy(&[("Expected", input.expected.is_some())])?;
-    let item = required_item(input.item)?;
-    let return_values = ReturnValues::parse(input.return_values.as_deref(), false)?;
-    let return_old =
-        return_old_on_failure(input.return_values_on_condition_check_failure.as_deref())?;
-    let capacity = ReturnCapacity::parse(input.return_consumed_capacity.as_deref())?;
-    let WriteExpressions { condition, .. } = write_expressions(
-        input.expression_attribute_names,
-        input.expression_attribute_values,
-        None,
-        input.condition_expression.as_deref(),
-        false,
-    )?;
+    let item = required_item(input.item.take())?;
+    let write = ConditionalWrite::parse("PutItem", &mut input)?;
     let key = check_new_item(&table.def, &item, NewItem::Put)?;
-
-    let write = ConditionalWrite {
-        operation: "PutItem",
-        condition: condition.as_ref(),
-        return_old,
-        return_values,
-        capacity,
-    };
-    write.apply(db, &table, &key, Some(Arc::new(item)))
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct DeleteItemInput {
-    table_name: Option<String>,
-    key: Option<Item>,
-    condition_expression: Option<String>,
-    expression_attribute_names: Names,
-    expression_attribute_values: Values,
-    return_values: Option<String>,
-    return_values_on_condition_check_failure: Option<String>,
-    return_consumed_capacity: Option<String>,
-    expected: Option<Value>,
+    let item = Arc::new(item);
+    let written = write.write(db, &table, &key, |_| Ok(Some(item)))?;
+    write.answer_old(&table, written)
 }
 
 pub fn delete_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
-    let input: DeleteItemInput = decode(body)?;
+    let mut input: ItemRequest = decode(body)?;
     let table = db.table(input.table_name.as_deref())?;
     reject_legacy(&[("Expected", input.expected.is_some())])?;
-    let key = table.def.keys.key_from_request(&required_key(input.key)?)?;
-    let return_values = ReturnValues::parse(input.return_values.as_deref(), false)?;
-    let return_old =
-        return_old_on_failure(input.return_values_on_condition_check_failure.as_deref())?;
-    let capacity = ReturnCapacity::parse(input.return_consumed_capacity.as_deref())?;
-    let WriteExpressions { condition, .. } = write_expressions(
-        input.expression_attribute_names,
-        input.expression_attribute_values,
-        None,
-        input.condition_expression.as_deref(),
-        false,
-    )?;
-
-    let write = ConditionalWrite {
-        operation: "DeleteItem",
-        condition: condition.as_ref(),
-        return_old,
-        return_values,
-        capacity,
-    };
-    write.apply(db, &table, &key, None)
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct UpdateItemInput {
-    table_name: Option<String>,
-    key: Option<Item>,
-    update_expression: Option<String>,
-    condition_expression: Option<String>,
-    expression_attribute_names: Names,
-    expression_attribute_values: Values,
-    return_values: Option<String>,
-    return_values_on_condition_check_failure: Option<String>,
-    return_consumed_capacity: Option<String>,
-    expected: Option<Value>,
-    attribute_updates: Option<Value>,
+    let key = table
+        .def
+        .keys
+        .key_from_request(&required_key(input.key.take())?)?;
+    let write = ConditionalWrite::parse("DeleteItem", &mut input)?;
+    let written = write.write(db, &table, &key, |_| Ok(None))?;
+    write.answer_old(&table, written)
 }
 
 pub fn update_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
-    let input: UpdateItemInput = decode(body)?;
+    let mut input: ItemRequest = decode(body)?;
     let table = db.table(input.table_name.as_deref())?;
     reject_legacy(&[
         ("Expected", input.expected.is_some()),
         ("AttributeUpdates", input.attribute_updates.is_some()),
     ])?;
-    let key_item = required_key(input.key)?;
+    let key_item = required_key(input.key.take())?;
     let key = table.def.keys.key_from_request(&key_item)?;
-    let return_values = ReturnValues::parse(input.return_values.as_deref(), true)?;
-    let return_old =
-        return_old_on_failure(input.return_values_on_condition_check_failure.as_deref())?;
-    let capacity = ReturnCapacity::parse(input.return_consumed_capacity.as_deref())?;
-    let WriteExpressions { update, condition } = write_expressions(
-        input.expression_attribute_names,
-        input.expression_attribute_values,
-        input.update_expression.as_deref(),
-        input.condition_expression.as_deref(),
-        true,
-    )?;
-    reject_key_update(&table.def, update.as_ref())?;
-    let updated: Vec<String> = update
+    let write = ConditionalWrite::parse("UpdateItem", &mut input)?;
+    reject_key_update(&table.def, write.update.as_ref())?;
+    let updated: Vec<String> = write
+        .update
         .as_ref()
         .map(|u| u.top_level_attributes())
         .unwrap_or_default();
 
-    let (old, new, units) = {
-        let mut state = table.state.write();
-        let old = state.get(&key).map(|s| s.item.clone());
-        if let Some(condition) = &condition {
-            if !condition.evaluate(old.as_deref().unwrap_or(empty_item()))? {
-                drop(state);
-                db.record(&table, "UpdateItem", &failed_write(old.as_ref()));
-                return Err(condition_failed(old.as_ref(), return_old));
-            }
-        }
-        let mut new = old.as_deref().cloned().unwrap_or_else(|| key_item.clone());
-        if let Some(update) = &update {
+    let Written { old, new, consumed } = write.write(db, &table, &key, |old| {
+        let mut new = old.map_or_else(|| key_item.clone(), |o| (**o).clone());
+        if let Some(update) = &write.update {
             update.apply(&mut new)?;
         }
         check_new_item(&table.def, &new, NewItem::Updated)?;
-        let new = Arc::new(new);
-        let (_, units) = state.write(&table.def, &key, Some(new.clone()));
-        (old, new, units)
-    };
-    let consumed = Consumed::write(&units, 1.0);
-    db.record(&table, "UpdateItem", &consumed);
+        Ok(Some(Arc::new(new)))
+    })?;
+    let new = new.expect("an update always writes an item");
     let only_updated = |item: &Item| -> Item {
         item.iter()
             .filter(|(k, _)| updated.contains(k))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect()
     };
-    let attributes = match return_values {
+    let attributes = match write.return_values {
         ReturnValues::None => None,
         ReturnValues::AllOld => old.map(OutItem::Shared),
         ReturnValues::AllNew => Some(OutItem::Shared(new)),
         ReturnValues::UpdatedOld => old.map(|o| OutItem::Owned(only_updated(&o))),
         ReturnValues::UpdatedNew => Some(OutItem::Owned(only_updated(&new))),
     };
-    let attributes = attributes.filter(|a| !a.get().is_empty());
-    encode(&ItemOutput {
-        attributes,
-        consumed_capacity: consumed.to_json(&table.def, capacity),
-        ..Default::default()
-    })
+    write.answer(&table, attributes, &consumed)
 }
 
-/// A PutItem or DeleteItem: replace (or remove) the item at `key` if the
-/// condition holds on the stored item, checked and written under one lock,
-/// then meter it and answer with the old item when asked.
-struct ConditionalWrite<'a> {
+/// What a write replaced, what it stored (`None`: deleted) and consumed.
+struct Written {
+    old: Option<Arc<Item>>,
+    new: Option<Arc<Item>>,
+    consumed: Consumed,
+}
+
+/// A PutItem, DeleteItem or UpdateItem: its options and expressions, then the
+/// item at `key` replaced (or removed) if the condition holds on the stored
+/// item, checked and written under one lock, metered, and answered.
+struct ConditionalWrite {
     operation: &'static str,
-    condition: Option<&'a dynamodb_lang::Condition>,
-    return_old: bool,
     return_values: ReturnValues,
+    return_old: bool,
     capacity: ReturnCapacity,
+    update: Option<UpdateExpression>,
+    condition: Option<Condition>,
 }
 
-impl ConditionalWrite<'_> {
-    fn apply(
+impl ConditionalWrite {
+    /// Its ReturnValues, ReturnValuesOnConditionCheckFailure,
+    /// ReturnConsumedCapacity and expressions, checked in that order.
+    fn parse(operation: &'static str, input: &mut ItemRequest) -> DdbResult<Self> {
+        let takes_update = operation == "UpdateItem";
+        let return_values = ReturnValues::parse(input.return_values.as_deref(), takes_update)?;
+        let return_old =
+            return_old_on_failure(input.return_values_on_condition_check_failure.as_deref())?;
+        let capacity = ReturnCapacity::parse(input.return_consumed_capacity.as_deref())?;
+        let WriteExpressions { update, condition } = write_expressions(
+            input.expression_attribute_names.take(),
+            input.expression_attribute_values.take(),
+            input.update_expression.as_deref().filter(|_| takes_update),
+            input.condition_expression.as_deref(),
+            takes_update,
+        )?;
+        Ok(Self {
+            operation,
+            return_values,
+            return_old,
+            capacity,
+            update,
+            condition,
+        })
+    }
+
+    /// Writes what `new_item` makes of the stored item (`None` deletes) if
+    /// the condition holds, under the table's write lock; a failed condition
+    /// is still metered.
+    fn write(
         &self,
         db: &DynamoDb,
-        table: &crate::table::Table,
-        key: &crate::key::PrimaryKey,
-        new: Option<Arc<Item>>,
-    ) -> DdbResult<Vec<u8>> {
-        let (old, units) = {
+        table: &Table,
+        key: &PrimaryKey,
+        new_item: impl FnOnce(Option<&Arc<Item>>) -> DdbResult<Option<Arc<Item>>>,
+    ) -> DdbResult<Written> {
+        let (old, new, units) = {
             let mut state = table.state.write();
             let old = state.get(key).map(|s| s.item.clone());
-            if let Some(condition) = self.condition {
+            if let Some(condition) = &self.condition {
                 if !condition.evaluate(old.as_deref().unwrap_or(empty_item()))? {
                     drop(state);
                     db.record(table, self.operation, &failed_write(old.as_ref()));
                     return Err(condition_failed(old.as_ref(), self.return_old));
                 }
             }
-            state.write(&table.def, key, new)
+            let new = new_item(old.as_ref())?;
+            let (_, units) = state.write(&table.def, key, new.clone());
+            (old, new, units)
         };
         let consumed = Consumed::write(&units, 1.0);
         db.record(table, self.operation, &consumed);
-        let attributes = old
+        Ok(Written { old, new, consumed })
+    }
+
+    /// The answer of a PutItem or DeleteItem: the old item if ALL_OLD.
+    fn answer_old(&self, table: &Table, written: Written) -> DdbResult<Vec<u8>> {
+        let attributes = written
+            .old
             .filter(|_| self.return_values == ReturnValues::AllOld)
             .map(OutItem::Shared);
+        self.answer(table, attributes, &written.consumed)
+    }
+
+    fn answer(
+        &self,
+        table: &Table,
+        attributes: Option<OutItem>,
+        consumed: &Consumed,
+    ) -> DdbResult<Vec<u8>> {
         encode(&ItemOutput {
-            attributes,
+            attributes: attributes.filter(|a| !a.get().is_empty()),
             consumed_capacity: consumed.to_json(&table.def, self.capacity),
             ..Default::default()
         })

@@ -16,35 +16,21 @@ use crate::error::{validation, DdbError, DdbResult};
 use crate::key::PrimaryKey;
 use crate::ops::common::{
     check_new_item, empty_item, read_projection, reject_key_update, required_item,
-    return_old_on_failure, write_expressions, Names, NewItem, OutItem, Values, WriteExpressions,
+    return_old_on_failure, write_expressions, ItemRequest, NewItem, OutItem, WriteExpressions,
 };
 use crate::registry::DynamoDb;
 use crate::table::{Table, TableState};
 
 const MAX_ACTIONS: usize = 100;
 
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "PascalCase")]
-struct ActionInput {
-    table_name: Option<String>,
-    key: Option<Item>,
-    item: Option<Item>,
-    update_expression: Option<String>,
-    condition_expression: Option<String>,
-    projection_expression: Option<String>,
-    expression_attribute_names: Names,
-    expression_attribute_values: Values,
-    return_values_on_condition_check_failure: Option<String>,
-}
-
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
 struct TransactItem {
-    get: Option<ActionInput>,
-    condition_check: Option<ActionInput>,
-    put: Option<ActionInput>,
-    delete: Option<ActionInput>,
-    update: Option<ActionInput>,
+    get: Option<ItemRequest>,
+    condition_check: Option<ItemRequest>,
+    put: Option<ItemRequest>,
+    delete: Option<ItemRequest>,
+    update: Option<ItemRequest>,
 }
 
 #[derive(Deserialize)]
