@@ -74,7 +74,7 @@ pub fn break_even<E>(
     let mut previous: Option<(f64, f64)> = None;
     let mut first_sign = 0.0;
     for rate in grid() {
-        let (x, y, s) = difference(rate)?;
+        let (_, _, s) = difference(rate)?;
         if s == 0.0 {
             continue;
         }

@@ -35,6 +35,9 @@ pub fn bench_cost(
     })
 }
 
+/// One figure of a bill, for the rows under the headings.
+type Figure = fn(&MonthlyBill) -> f64;
+
 /// What the figures are, then a table per scenario and rate.
 pub fn markdown(bills: &MonthlyBills) -> String {
     let mut md = format!(
@@ -102,7 +105,7 @@ fn scenario_table(md: &mut String, scenario: &ScenarioBills, index: usize, rate:
             .collect();
         let _ = writeln!(md, "| {} | {} |", heading.heading, cells.join(" | "));
     }
-    let totals: [(&str, fn(&MonthlyBill) -> f64); 3] = [
+    let totals: [(&str, Figure); 3] = [
         ("**total**", |b| b.total_usd),
         ("free tier (the account's)", |b| b.free_tier_usd),
         ("total after the free tier", |b| b.total_with_free_tier_usd),
