@@ -57,6 +57,7 @@ impl Default for LambdaConfig {
 }
 
 pub use crate::cpu_share::CpuShare;
+use crate::cpu_share::EnvironmentSize;
 pub use localcloud_metrics::Architecture;
 
 /// One function: its binary plays the part of `bootstrap` in `provided.al2023`.
@@ -71,6 +72,39 @@ pub struct FunctionConfig {
     pub environment: BTreeMap<String, String>,
     pub reserved_concurrency: Option<u32>,
     pub architecture: Architecture,
+    /// Lambda Managed Instances (`CapacityProviderConfig`): environments
+    /// that serve many invocations at once; `None` for on-demand.
+    pub managed: Option<ManagedInstances>,
+}
+
+/// How a function on Lambda Managed Instances sizes its execution
+/// environments (https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-execution-environment.html).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ManagedInstances {
+    /// `ExecutionEnvironmentMemoryGiBPerVCpu`: 2, 4 or 8.
+    pub memory_gib_per_vcpu: u32,
+    /// `PerExecutionEnvironmentMaxConcurrency`; `None` for the runtime's default.
+    pub max_concurrency: Option<u32>,
+}
+
+/// Rust's default concurrency per vCPU: "the default value for Rust is 8
+/// concurrent requests per vCPU" (Rust support for Lambda Managed Instances,
+/// https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-rust.html).
+pub const RUST_CONCURRENCY_PER_VCPU: u32 = 8;
+
+impl ManagedInstances {
+    /// The environment's vCPUs: its memory at the memory-to-vCPU ratio
+    /// (a 4,096 MB function at 2 GiB per vCPU has two).
+    pub fn vcpus(&self, memory_mb: u32) -> f64 {
+        f64::from(memory_mb) / 1024.0 / f64::from(self.memory_gib_per_vcpu.max(1))
+    }
+
+    /// Invocations one environment serves at once (`AWS_LAMBDA_MAX_CONCURRENCY`).
+    pub fn concurrency(&self, memory_mb: u32) -> u32 {
+        self.max_concurrency.unwrap_or_else(|| {
+            (self.vcpus(memory_mb).floor() as u32).max(1) * RUST_CONCURRENCY_PER_VCPU
+        })
+    }
 }
 
 impl FunctionConfig {
@@ -85,6 +119,50 @@ impl FunctionConfig {
             environment: BTreeMap::new(),
             reserved_concurrency: None,
             architecture: Architecture::default(),
+            managed: None,
         }
+    }
+
+    /// The CPU each of its environments gets.
+    pub fn cpu_size(&self) -> EnvironmentSize {
+        match &self.managed {
+            Some(managed) => EnvironmentSize::dedicated(managed.vcpus(self.memory_mb)),
+            None => EnvironmentSize::on_demand(self.memory_mb),
+        }
+    }
+
+    /// `AWS_LAMBDA_MAX_CONCURRENCY` of a managed function's environments.
+    pub fn max_concurrency(&self) -> Option<u32> {
+        self.managed.map(|m| m.concurrency(self.memory_mb))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn managed(memory_mb: u32, ratio: u32, max: Option<u32>) -> FunctionConfig {
+        FunctionConfig {
+            memory_mb,
+            managed: Some(ManagedInstances {
+                memory_gib_per_vcpu: ratio,
+                max_concurrency: max,
+            }),
+            ..FunctionConfig::new("f", "/bin/f")
+        }
+    }
+
+    #[test]
+    fn managed_environments_get_memory_over_ratio_vcpus_and_8_workers_each() {
+        let f = managed(4096, 2, None);
+        assert_eq!(f.cpu_size(), EnvironmentSize::dedicated(2.0));
+        assert_eq!(f.cpu_size().visible_vcpus, 2);
+        assert_eq!(f.max_concurrency(), Some(16));
+        let f = managed(8192, 4, Some(100));
+        assert_eq!(f.cpu_size().share_vcpus, 2.0);
+        assert_eq!(f.max_concurrency(), Some(100));
+        let on_demand = FunctionConfig::new("g", "/bin/g");
+        assert_eq!(on_demand.max_concurrency(), None);
+        assert_eq!(on_demand.cpu_size(), EnvironmentSize::on_demand(128));
     }
 }

@@ -72,6 +72,32 @@ pub fn share_vcpus(memory_mb: u32) -> f64 {
     (f64::from(memory_mb) / MB_PER_VCPU).min(f64::from(visible_vcpus(memory_mb)))
 }
 
+/// The CPU of one environment: the share it may use and the vCPUs it sees.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EnvironmentSize {
+    pub share_vcpus: f64,
+    pub visible_vcpus: u32,
+}
+
+impl EnvironmentSize {
+    /// On-demand Lambda: CPU in proportion to memory.
+    pub fn on_demand(memory_mb: u32) -> Self {
+        Self {
+            share_vcpus: share_vcpus(memory_mb),
+            visible_vcpus: visible_vcpus(memory_mb),
+        }
+    }
+
+    /// Lambda Managed Instances: whole vCPUs of an EC2 instance, as many as
+    /// the environment sees, with no fractional share.
+    pub fn dedicated(vcpus: f64) -> Self {
+        Self {
+            share_vcpus: vcpus,
+            visible_vcpus: (vcpus.ceil() as u32).max(1),
+        }
+    }
+}
+
 /// The model's duration of an invocation that took `wall_ms` unthrottled
 /// and used `cpu_ms` of CPU over all its threads, at `vcpus`: its CPU at
 /// the share, plus the time it was not on a CPU (waiting on calls). Work
@@ -133,14 +159,14 @@ impl CpuController {
     }
 
     /// The share of one new environment: its own group in the cgroup modes.
-    pub fn environment(&self, memory_mb: u32) -> io::Result<EnvironmentShare> {
+    pub fn environment(&self, size: EnvironmentSize) -> io::Result<EnvironmentShare> {
         let group = match &self.root {
-            Some(root) => Some(root.group(memory_mb)?),
+            Some(root) => Some(root.group(size.visible_vcpus)?),
             None => None,
         };
         Ok(EnvironmentShare {
             vcpus: if self.mode.is_on() {
-                share_vcpus(memory_mb)
+                size.share_vcpus
             } else {
                 0.0
             },
@@ -260,11 +286,12 @@ impl GroupRoot {
             next: AtomicU64::new(0),
         };
         // A quota that cannot be written is no quota: try it on a first group.
-        root.group(128)?.limit(share_vcpus(128))?;
+        root.group(visible_vcpus(128))?.limit(share_vcpus(128))?;
         Ok(root)
     }
 
-    fn group(&self, memory_mb: u32) -> io::Result<Group> {
+    /// A group for one environment, at the `visible` vCPUs of its init phase.
+    fn group(&self, visible: u32) -> io::Result<Group> {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let dir = self.dir.join(format!("env-{id}"));
         std::fs::create_dir(&dir)?;
@@ -272,7 +299,7 @@ impl GroupRoot {
             dir,
             version: self.version,
         };
-        group.limit(f64::from(visible_vcpus(memory_mb)))?;
+        group.limit(f64::from(visible))?;
         Ok(group)
     }
 }

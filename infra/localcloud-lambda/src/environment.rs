@@ -1,5 +1,6 @@
 //! One execution environment: a function process and the Runtime API it polls.
-//! It runs one invocation at a time and is thrown away after a timeout or crash.
+//! On demand it runs one invocation at a time and is thrown away after a
+//! timeout or crash; on Lambda Managed Instances `multi` drives it.
 
 use std::collections::BTreeMap;
 use std::process::{ExitStatus, Stdio};
@@ -42,6 +43,12 @@ pub enum Completion {
     ShuttingDown,
 }
 
+/// See [`Environment::next_happening`].
+pub enum Happening {
+    Runtime(Option<RuntimeEvent>),
+    Exited(std::io::Result<ExitStatus>),
+}
+
 /// What one invocation may use.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -51,7 +58,7 @@ pub struct Limits {
 
 /// How often a running invocation's memory is compared with its limit;
 /// Lambda's cgroup acts at once, a sampled check is close enough here.
-const MEMORY_CHECK_PERIOD: Duration = Duration::from_millis(20);
+pub const MEMORY_CHECK_PERIOD: Duration = Duration::from_millis(20);
 
 pub struct Environment {
     child: Child,
@@ -82,7 +89,7 @@ impl Environment {
     ) -> Result<(Self, Duration), InitFailure> {
         let runtime = RuntimeApi::bind().await.map_err(InitFailure::Spawn)?;
         let share = cpu
-            .environment(function.memory_mb)
+            .environment(function.cpu_size())
             .map_err(|e| InitFailure::Spawn(cpu_group_error(e)))?;
         let started = Instant::now();
         let mut child = command(function, service, &runtime.address)
@@ -180,7 +187,7 @@ impl Environment {
             tokio::time::Instant::now() + MEMORY_CHECK_PERIOD,
             MEMORY_CHECK_PERIOD,
         );
-        if !self.runtime.dispatch(invocation).await {
+        if !self.runtime.dispatch(invocation) {
             return Completion::ShuttingDown;
         }
         let kill_at = tokio::time::sleep_until(kill.at.unwrap_or_else(tokio::time::Instant::now));
@@ -224,6 +231,21 @@ impl Environment {
                     }
                 }
             }
+        }
+    }
+
+    /// Queues an invocation for the runtime's workers; false if the API is closed.
+    pub fn dispatch(&self, invocation: Invocation) -> bool {
+        self.runtime.dispatch(invocation)
+    }
+
+    /// What happens next in the environment: the runtime reports (`None`
+    /// once its API is gone) or the process exits.
+    pub async fn next_happening(&mut self) -> Happening {
+        tokio::select! {
+            biased;
+            event = self.runtime.events.recv() => Happening::Runtime(event),
+            status = self.child.wait() => Happening::Exited(status),
         }
     }
 
@@ -344,6 +366,11 @@ pub fn variables(
         ("LAMBDA_RUNTIME_DIR", task_root.to_string()),
     ];
     vars.extend(reserved.into_iter().map(|(k, v)| (k.to_string(), v)));
+    // How many workers poll `/next` on Lambda Managed Instances
+    // (https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-rust.html).
+    if let Some(max) = function.max_concurrency() {
+        vars.insert("AWS_LAMBDA_MAX_CONCURRENCY".into(), max.to_string());
+    }
     vars
 }
 
@@ -403,6 +430,22 @@ mod tests {
             Some("/aws/lambda/orders")
         );
         assert_eq!(value(&vars, "AWS_LAMBDA_FUNCTION_VERSION"), Some("$LATEST"));
+        assert_eq!(value(&vars, "AWS_LAMBDA_MAX_CONCURRENCY"), None);
+    }
+
+    #[test]
+    fn managed_functions_are_told_their_concurrency() {
+        let mut function = FunctionConfig::new("orders", "/opt/fns/orders");
+        function.memory_mb = 4096;
+        function.managed = Some(crate::config::ManagedInstances {
+            memory_gib_per_vcpu: 2,
+            max_concurrency: Some(32),
+        });
+        function
+            .environment
+            .insert("AWS_LAMBDA_MAX_CONCURRENCY".into(), "1".into());
+        let vars = variables(&function, &LambdaConfig::default(), "127.0.0.1:9001", "/");
+        assert_eq!(value(&vars, "AWS_LAMBDA_MAX_CONCURRENCY"), Some("32"));
     }
 
     #[test]

@@ -1,15 +1,18 @@
 //! One deployed function: its configuration, its warm environments and the
 //! CPU time its processes have used.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
+use tokio::sync::OwnedSemaphorePermit;
 
 use crate::config::FunctionConfig;
 use crate::cpu::{CpuAccount, CpuTotals};
 use crate::environment::Environment;
 use crate::faults::Faults;
 use crate::logs::FunctionLog;
+use crate::multi::MultiEnvironment;
 use localcloud_core::procstat;
 
 const CPU_SAMPLE_PERIOD: Duration = Duration::from_millis(100);
@@ -21,6 +24,12 @@ pub struct Function {
     pub faults: Faults,
     /// Warm environments, most recently used last (reused first, as on AWS).
     idle: Mutex<Vec<Environment>>,
+    /// Lambda Managed Instances: environments that serve many invocations
+    /// at once, kept until the service stops.
+    fleet: Mutex<Vec<Arc<MultiEnvironment>>>,
+    /// Held while a managed environment starts, so that invocations arriving
+    /// meanwhile wait for its slots rather than start one each.
+    pub fleet_start: tokio::sync::Mutex<()>,
     cpu: Mutex<CpuAccount>,
 }
 
@@ -32,6 +41,8 @@ impl Function {
             log,
             faults: Faults::default(),
             idle: Mutex::new(Vec::new()),
+            fleet: Mutex::new(Vec::new()),
+            fleet_start: tokio::sync::Mutex::new(()),
             cpu: Mutex::new(CpuAccount::default()),
         }
     }
@@ -49,6 +60,24 @@ impl Function {
             }
         }
         (None, dead)
+    }
+
+    /// A live managed environment with a free slot, and the slot.
+    pub fn reserve_managed(&self) -> Option<(Arc<MultiEnvironment>, OwnedSemaphorePermit)> {
+        let mut fleet = self.fleet.lock();
+        fleet.retain(|env| env.is_alive());
+        fleet
+            .iter()
+            .find_map(|env| env.try_reserve().map(|slot| (env.clone(), slot)))
+    }
+
+    pub fn add_managed(&self, env: Arc<MultiEnvironment>) {
+        self.fleet.lock().push(env);
+    }
+
+    /// Stops the managed environments (their drivers kill the processes).
+    pub fn drop_fleet(&self) {
+        self.fleet.lock().clear();
     }
 
     pub fn park(&self, mut env: Environment) {

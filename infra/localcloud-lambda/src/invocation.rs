@@ -9,12 +9,12 @@ use chrono::Utc;
 use localcloud_core::{InvokeError, InvokeResponse};
 use tokio::sync::watch;
 
-use crate::concurrency::Slot;
+use crate::attempt::{settle, shutting_down, Attempt};
 use crate::cpu_share::modeled_duration_ms;
-use crate::environment::{self, Completion, Environment, InitFailure};
+use crate::environment::{self, Completion, Environment};
 use crate::failures;
 use crate::function::Function;
-use crate::metering::{billed_ms, InvocationRecord, Outcome};
+use crate::metering::Outcome;
 use crate::names::LATEST;
 use crate::runtime_api::Invocation;
 use crate::state::Inner;
@@ -46,6 +46,11 @@ impl Inner {
                 });
             }
         };
+        if function.config.managed.is_some() {
+            return self
+                .run_managed(function, &mut attempt, payload, slot)
+                .await;
+        }
         let mut shutdown = self.shutdown_signal();
         let (warm, dead) = function.take_warm();
         for env in dead {
@@ -157,89 +162,6 @@ impl Inner {
             status: 200,
         })
     }
-
-    /// An environment that never became ready fails its invocation as an
-    /// unhandled function error, as Lambda reports init failures.
-    fn init_failed(
-        &self,
-        attempt: &mut Attempt<'_>,
-        failure: InitFailure,
-        slot: Slot,
-    ) -> Result<InvokeResponse, InvokeError> {
-        let function = attempt.function;
-        let request_id = attempt.request_id.clone();
-        let timeout = function.config.timeout;
-        let (outcome, payload) = match failure {
-            InitFailure::ShuttingDown => return Err(shutting_down()),
-            InitFailure::Spawn(err) => (
-                Outcome::InitError,
-                failures::not_startable(&request_id, &function.config.binary, &err),
-            ),
-            InitFailure::Exited(status) => {
-                (Outcome::InitError, failures::exited(&request_id, status))
-            }
-            InitFailure::Reported(body) => (Outcome::InitError, body),
-            InitFailure::TimedOut => (Outcome::Timeout, failures::timeout(&request_id, timeout)),
-        };
-        drop(slot);
-        let error_type = failures::error_type(&payload);
-        function
-            .log
-            .line(&format!("START RequestId: {request_id} Version: {LATEST}"));
-        if let Some(error_type) = &error_type {
-            function.log.line(&format!(
-                "INIT_REPORT Status: error\tError Type: {error_type}"
-            ));
-        }
-        function.log.line(&format!("END RequestId: {request_id}"));
-        let record = attempt.record(outcome, 0.0, None, None, error_type);
-        function.log.line(&record.report_line());
-        self.meter.record(record);
-        Ok(InvokeResponse {
-            request_id,
-            payload,
-            function_error: Some("Unhandled".to_string()),
-            status: 200,
-        })
-    }
-}
-
-/// What an invocation's end means: its outcome, the payload the caller gets,
-/// and whether the environment may serve again. `None` when the service is
-/// shutting down. Failures Lambda itself reports are logged here.
-fn settle(
-    function: &Function,
-    request_id: &str,
-    completion: Completion,
-    timeout: Duration,
-) -> Option<(Outcome, Bytes, bool)> {
-    let log = &function.log;
-    Some(match completion {
-        Completion::Response(body) if body.len() > failures::MAX_SYNC_PAYLOAD => {
-            (Outcome::FunctionError, failures::response_too_large(), true)
-        }
-        Completion::Response(body) => (Outcome::Success, body, true),
-        Completion::Error(body) => (Outcome::FunctionError, body, true),
-        Completion::TimedOut => {
-            log.line(&failures::timeout_log_line(request_id, timeout));
-            (
-                Outcome::Timeout,
-                failures::timeout(request_id, timeout),
-                false,
-            )
-        }
-        Completion::Exited(status) => {
-            log.line(&failures::exit_message(request_id, status));
-            log.line(failures::EXIT_ERROR);
-            (Outcome::Crash, failures::exited(request_id, status), false)
-        }
-        Completion::OutOfMemory => {
-            log.line(&failures::killed_message(request_id));
-            log.line(failures::OUT_OF_MEMORY);
-            (Outcome::Crash, failures::out_of_memory(request_id), false)
-        }
-        Completion::ShuttingDown => return None,
-    })
 }
 
 /// Milliseconds the CPU-share model adds to an invocation that ran
@@ -266,54 +188,4 @@ fn model_stretch(
         return (timeout_ms - wall_ms).max(0.0);
     }
     modeled - wall_ms
-}
-
-/// What one attempt needs to describe itself in a record.
-struct Attempt<'a> {
-    function: &'a Function,
-    request_id: String,
-    caller: &'a str,
-    invocation_type: &'a str,
-    start: chrono::DateTime<Utc>,
-}
-
-impl Attempt<'_> {
-    fn record(
-        &self,
-        outcome: Outcome,
-        duration_ms: f64,
-        init_duration_ms: Option<f64>,
-        max_memory_used_mb: Option<u64>,
-        error_type: Option<String>,
-    ) -> InvocationRecord {
-        let billed = if outcome == Outcome::Throttled {
-            0
-        } else {
-            billed_ms(duration_ms, init_duration_ms)
-        };
-        InvocationRecord {
-            function: self.function.config.name.clone(),
-            request_id: self.request_id.clone(),
-            caller: self.caller.to_string(),
-            invocation_type: self.invocation_type.to_string(),
-            start: self.start,
-            duration_ms,
-            billed_ms: billed,
-            memory_mb: self.function.config.memory_mb,
-            max_memory_used_mb,
-            init_duration_ms,
-            outcome,
-            error_type,
-            cpu_ms: None,
-            modeled_cpu_ms: 0.0,
-        }
-    }
-}
-
-fn shutting_down() -> InvokeError {
-    InvokeError::Service {
-        status: 503,
-        code: "ServiceException".to_string(),
-        message: "The local cloud's Lambda service is shutting down".to_string(),
-    }
 }

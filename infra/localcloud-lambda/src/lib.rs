@@ -30,13 +30,16 @@
 //! Layout: `service` (lifecycle, metrics, the Invoke operation), `state`
 //! (what the service shares with its background work), `invocation`
 //! (one attempt in one environment), `environment` (a process and its
-//! `runtime_api`), `concurrency`, `async_invoke` (Event retries), `api`
+//! `runtime_api`), `managed` and `multi` (Lambda Managed Instances:
+//! environments that serve many invocations at once), `attempt` (what both
+//! kinds of attempt share), `concurrency`, `async_invoke` (Event retries), `api`
 //! (REST-JSON routes), `metering`, `cpu` (CPU time of the function processes,
 //! by named thread), `cpu_share` (CPU in proportion to memory, as on AWS), `failures` (Lambda's own error documents), `faults`
 //! (environments killed on purpose).
 
 mod api;
 mod async_invoke;
+mod attempt;
 mod concurrency;
 pub mod config;
 mod cpu;
@@ -47,14 +50,16 @@ mod faults;
 mod function;
 mod invocation;
 mod logs;
+mod managed;
 pub mod metering;
+mod multi;
 pub mod names;
 mod runtime_api;
 mod service;
 mod state;
 
 pub use concurrency::{ACCOUNT_LIMIT_EXCEEDED, RESERVED_LIMIT_EXCEEDED};
-pub use config::{Architecture, CpuShare, FunctionConfig, LambdaConfig};
+pub use config::{Architecture, CpuShare, FunctionConfig, LambdaConfig, ManagedInstances};
 pub use cpu_share::CpuShareMode;
 pub use faults::FaultStats;
 pub use metering::{FunctionMetrics, InvocationRecord, LambdaMetrics, Outcome};

@@ -2,7 +2,13 @@
 //! listener (`AWS_LAMBDA_RUNTIME_API=127.0.0.1:<port>`), as on AWS where each
 //! environment has its own. The environment hands it invocations and reads back
 //! what the runtime reported as [`RuntimeEvent`]s.
+//!
+//! Several invocations may be out at once: an environment of Lambda Managed
+//! Instances has as many runtime workers polling `/next` as
+//! `AWS_LAMBDA_MAX_CONCURRENCY`, and each answer names its request id
+//! (https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-execution-environment.html).
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -46,7 +52,7 @@ pub enum RuntimeEvent {
 /// The environment's side of its Runtime API.
 pub struct RuntimeApi {
     pub address: String,
-    invocations: mpsc::Sender<Invocation>,
+    invocations: mpsc::UnboundedSender<Invocation>,
     pub events: mpsc::UnboundedReceiver<RuntimeEvent>,
     closed: watch::Sender<bool>,
     server: ServerHandle,
@@ -66,8 +72,8 @@ impl RuntimeApi {
     }
 
     /// Queues one invocation for the runtime's next poll; false if the API is closed.
-    pub async fn dispatch(&self, invocation: Invocation) -> bool {
-        self.invocations.send(invocation).await.is_ok()
+    pub fn dispatch(&self, invocation: Invocation) -> bool {
+        self.invocations.send(invocation).is_ok()
     }
 
     /// Stops the listener and releases any poll still waiting.
@@ -84,9 +90,9 @@ impl Drop for RuntimeApi {
 }
 
 struct RuntimeState {
-    queue: tokio::sync::Mutex<mpsc::Receiver<Invocation>>,
-    /// The request id handed out and not yet answered.
-    current: Mutex<Option<String>>,
+    queue: tokio::sync::Mutex<mpsc::UnboundedReceiver<Invocation>>,
+    /// Request ids handed out and not yet answered.
+    handed_out: Mutex<HashSet<String>>,
     events: mpsc::UnboundedSender<RuntimeEvent>,
     closed: watch::Receiver<bool>,
 }
@@ -115,19 +121,19 @@ impl Handler for RuntimeState {
 
 /// The environment's ends of the channels to a [`RuntimeState`].
 struct Ends {
-    invocations: mpsc::Sender<Invocation>,
+    invocations: mpsc::UnboundedSender<Invocation>,
     events: mpsc::UnboundedReceiver<RuntimeEvent>,
     closed: watch::Sender<bool>,
 }
 
 impl RuntimeState {
     fn new() -> (Arc<Self>, Ends) {
-        let (invocations, queue) = mpsc::channel(1);
+        let (invocations, queue) = mpsc::unbounded_channel();
         let (events_tx, events) = mpsc::unbounded_channel();
         let (closed, closed_rx) = watch::channel(false);
         let state = Arc::new(Self {
             queue: tokio::sync::Mutex::new(queue),
-            current: Mutex::new(None),
+            handed_out: Mutex::new(HashSet::new()),
             events: events_tx,
             closed: closed_rx,
         });
@@ -145,9 +151,17 @@ impl RuntimeState {
         let _ = self.events.send(RuntimeEvent::Next);
         let mut queue = self.queue.lock().await;
         let mut closed = self.closed.clone();
-        let invocation = tokio::select! {
-            invocation = queue.recv() => invocation,
-            _ = closed.wait_for(|c| *c) => None,
+        let invocation = loop {
+            let next = tokio::select! {
+                invocation = queue.recv() => invocation,
+                _ = closed.wait_for(|c| *c) => None,
+            };
+            // One whose caller stopped waiting before any worker was free
+            // is not handed out: it has failed as a timeout already.
+            match next {
+                Some(invocation) if invocation.deadline_ms <= now_ms() => continue,
+                next => break next,
+            }
         };
         let Some(invocation) = invocation else {
             return reply(
@@ -156,7 +170,7 @@ impl RuntimeState {
                 "Environment is shutting down",
             );
         };
-        *self.current.lock() = Some(invocation.request_id.clone());
+        self.handed_out.lock().insert(invocation.request_id.clone());
         http::Response::builder()
             .status(StatusCode::OK)
             .header("content-type", "application/json")
@@ -174,19 +188,16 @@ impl RuntimeState {
             .expect("runtime headers are valid")
     }
 
-    /// Records the answer to the current invocation; an id that is not the
-    /// current one is refused as on AWS.
+    /// Records the answer to an invocation handed out; an id that was not
+    /// handed out, or was answered already, is refused as on AWS.
     fn complete(&self, id: &str, is_error: bool, request: &HttpRequest) -> HttpResponse {
-        let mut current = self.current.lock();
-        if current.as_deref() != Some(id) {
+        if !self.handed_out.lock().remove(id) {
             return reply(
                 StatusCode::BAD_REQUEST,
                 "InvalidRequestID",
                 "Invalid request ID",
             );
         }
-        *current = None;
-        drop(current);
         let request_id = id.to_string();
         let event = if is_error {
             RuntimeEvent::Error {
@@ -202,6 +213,10 @@ impl RuntimeState {
         let _ = self.events.send(event);
         accepted()
     }
+}
+
+fn now_ms() -> u64 {
+    chrono::Utc::now().timestamp_millis().max(0) as u64
 }
 
 /// The error document a runtime posted; runtimes that post nothing useful
@@ -249,7 +264,7 @@ mod tests {
 
     struct Harness {
         state: Arc<RuntimeState>,
-        invocations: mpsc::Sender<Invocation>,
+        invocations: mpsc::UnboundedSender<Invocation>,
         events: mpsc::UnboundedReceiver<RuntimeEvent>,
         closed: watch::Sender<bool>,
     }
@@ -268,7 +283,7 @@ mod tests {
         Invocation {
             request_id: id.into(),
             payload: Bytes::from_static(b"{\"a\":1}"),
-            deadline_ms: 1_700_000_003_000,
+            deadline_ms: now_ms() + 3_000,
             function_arn: "arn:aws:lambda:us-east-1:000000000000:function:f".into(),
             trace_id: "Root=1-00000000-000000000000000000000000".into(),
         }
@@ -287,17 +302,19 @@ mod tests {
     #[tokio::test]
     async fn next_hands_out_the_event_with_lambda_headers() {
         let mut h = harness();
-        h.invocations.send(invocation("r1")).await.unwrap();
+        h.invocations.send(invocation("r1")).unwrap();
         let response = h
             .state
             .call(get("/2018-06-01/runtime/invocation/next"))
             .await;
         assert_eq!(response.status(), StatusCode::OK);
         assert_eq!(response.headers()["lambda-runtime-aws-request-id"], "r1");
-        assert_eq!(
-            response.headers()["lambda-runtime-deadline-ms"],
-            "1700000003000"
-        );
+        let deadline: u64 = response.headers()["lambda-runtime-deadline-ms"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(deadline > now_ms(), "{deadline}");
         assert_eq!(
             response.headers()["lambda-runtime-invoked-function-arn"],
             "arn:aws:lambda:us-east-1:000000000000:function:f"
@@ -310,7 +327,7 @@ mod tests {
     #[tokio::test]
     async fn response_for_the_current_request_is_accepted_once() {
         let mut h = harness();
-        h.invocations.send(invocation("r1")).await.unwrap();
+        h.invocations.send(invocation("r1")).unwrap();
         h.state
             .call(get("/2018-06-01/runtime/invocation/next"))
             .await;
@@ -347,7 +364,7 @@ mod tests {
     #[tokio::test]
     async fn error_without_a_document_gets_one_from_its_header() {
         let mut h = harness();
-        h.invocations.send(invocation("r1")).await.unwrap();
+        h.invocations.send(invocation("r1")).unwrap();
         h.state
             .call(get("/2018-06-01/runtime/invocation/next"))
             .await;
@@ -390,6 +407,54 @@ mod tests {
             h.state.call(get("/other")).await.status(),
             StatusCode::NOT_FOUND
         );
+    }
+
+    #[tokio::test]
+    async fn concurrent_polls_each_get_their_own_invocation_and_answer_by_id() {
+        let h = harness();
+        let polls: Vec<_> = (0..3)
+            .map(|_| {
+                let state = h.state.clone();
+                tokio::spawn(
+                    async move { state.call(get("/2018-06-01/runtime/invocation/next")).await },
+                )
+            })
+            .collect();
+        for id in ["r1", "r2", "r3"] {
+            h.invocations.send(invocation(id)).unwrap();
+        }
+        let mut ids = Vec::new();
+        for poll in polls {
+            let response = poll.await.unwrap();
+            let id = response.headers()["lambda-runtime-aws-request-id"].clone();
+            ids.push(id.to_str().unwrap().to_string());
+        }
+        ids.sort();
+        assert_eq!(ids, ["r1", "r2", "r3"]);
+        // Answered out of order, each once.
+        for id in ["r3", "r1", "r2"] {
+            let path = format!("/2018-06-01/runtime/invocation/{id}/response");
+            let request = http::Request::post(path.as_str())
+                .body(Bytes::from(id.to_string()))
+                .unwrap();
+            assert_eq!(h.state.call(request).await.status(), StatusCode::ACCEPTED);
+        }
+        let again = post("/2018-06-01/runtime/invocation/r2/response", b"x");
+        assert_eq!(h.state.call(again).await.status(), StatusCode::BAD_REQUEST);
+    }
+
+    #[tokio::test]
+    async fn an_invocation_past_its_deadline_is_not_handed_out() {
+        let h = harness();
+        let mut stale = invocation("stale");
+        stale.deadline_ms = now_ms() - 1;
+        h.invocations.send(stale).unwrap();
+        h.invocations.send(invocation("fresh")).unwrap();
+        let response = h
+            .state
+            .call(get("/2018-06-01/runtime/invocation/next"))
+            .await;
+        assert_eq!(response.headers()["lambda-runtime-aws-request-id"], "fresh");
     }
 
     #[tokio::test]

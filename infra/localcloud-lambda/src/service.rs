@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 
 use crate::concurrency::Concurrency;
 use crate::config::LambdaConfig;
-use crate::cpu_share::{share_vcpus, CpuController};
+use crate::cpu_share::CpuController;
 use crate::failures;
 use crate::function::Function;
 use crate::logs::FunctionLog;
@@ -106,7 +106,7 @@ impl LambdaService {
                     cpu_ms: cpu.ms,
                     thread_cpu_ms: cpu.threads,
                     cpu_share_vcpus: if inner.cpu.mode().is_on() {
-                        share_vcpus(function.config.memory_mb)
+                        function.config.cpu_size().share_vcpus
                     } else {
                         0.0
                     },
@@ -182,6 +182,7 @@ impl LambdaService {
         self.inner.signal_shutdown();
         self.reaper.abort();
         for function in self.inner.functions.values() {
+            function.drop_fleet();
             for env in function.take_all_idle() {
                 function.retire(&env);
                 env.kill().await;
@@ -203,6 +204,7 @@ impl Drop for LambdaService {
         for function in self.inner.functions.values() {
             // Dropping a process handle kills it (`kill_on_drop`).
             drop(function.take_all_idle());
+            function.drop_fleet();
         }
     }
 }

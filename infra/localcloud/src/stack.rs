@@ -14,7 +14,9 @@ use localcloud_apigw::GatewayHandle;
 use localcloud_core::RequestContext;
 use localcloud_dynamodb::DynamoDb;
 use localcloud_esm::{EsmConfig, EsmHandle};
-use localcloud_lambda::{Architecture, CpuShare, FunctionConfig, LambdaConfig, LambdaService};
+use localcloud_lambda::{
+    Architecture, CpuShare, FunctionConfig, LambdaConfig, LambdaService, ManagedInstances,
+};
 use localcloud_metrics::MetricsDocument;
 use localcloud_sqs::SqsService;
 use localcloud_template::{Application, ResolveContext};
@@ -486,6 +488,13 @@ fn start_lambda(
             } else {
                 Architecture::X86_64
             },
+            managed: function
+                .capacity_provider
+                .as_ref()
+                .map(|c| ManagedInstances {
+                    memory_gib_per_vcpu: c.memory_gib_per_vcpu,
+                    max_concurrency: c.per_environment_max_concurrency,
+                }),
         });
     }
     let lambda_config = LambdaConfig {

@@ -9,5 +9,6 @@ mod concurrency;
 mod cpu_share;
 mod failures;
 mod lifecycle;
+mod managed;
 mod metering;
 mod sdk;

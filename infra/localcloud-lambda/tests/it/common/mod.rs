@@ -26,6 +26,7 @@ pub const FUNCTIONS: &[&str] = &[
     "print-lines",
     "thread-burn",
     "cpu-burn",
+    "concurrent",
 ];
 
 pub fn binary(name: &str) -> PathBuf {

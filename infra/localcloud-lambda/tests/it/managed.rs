@@ -1,0 +1,157 @@
+//! Lambda Managed Instances: an environment serves many invocations at once
+//! through the real runtime's `run_concurrent` (the `concurrent` test
+//! function), each answered to its own caller, failures isolated; on-demand
+//! functions keep one invocation per environment at a time.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use localcloud_lambda::{FunctionConfig, LambdaService, ManagedInstances};
+use serde_json::{json, Value};
+
+use crate::common::{config, function, invoke, json, start};
+
+fn managed(name: &str, max_concurrency: Option<u32>, timeout: Duration) -> FunctionConfig {
+    FunctionConfig {
+        memory_mb: 4096,
+        timeout,
+        managed: Some(ManagedInstances {
+            memory_gib_per_vcpu: 2,
+            max_concurrency,
+        }),
+        ..function(name, "concurrent")
+    }
+}
+
+/// Invocations sent at once; each answer (request id, function error,
+/// payload) in the order of `payloads`.
+async fn invoke_all(
+    service: &Arc<LambdaService>,
+    name: &str,
+    payloads: Vec<Value>,
+) -> Vec<(String, Option<String>, Value)> {
+    let calls: Vec<_> = payloads
+        .into_iter()
+        .map(|p| {
+            let (service, name) = (service.clone(), name.to_string());
+            tokio::spawn(async move { invoke(&service, &name, p).await })
+        })
+        .collect();
+    let mut answers = Vec::new();
+    for call in calls {
+        let r = call.await.expect("joined").expect("invoked");
+        answers.push((
+            r.request_id.clone(),
+            r.function_error.clone(),
+            json(&r.payload),
+        ));
+    }
+    answers
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_invocations_run_together_in_one_environment() {
+    let service = start(config(vec![managed(
+        "lmi",
+        Some(8),
+        Duration::from_secs(10),
+    )]));
+    // A first invocation starts the environment.
+    invoke_all(&service, "lmi", vec![json!({"ms": 0})]).await;
+    let started = Instant::now();
+    let answers = invoke_all(&service, "lmi", vec![json!({"ms": 1000}); 6]).await;
+    let wall = started.elapsed();
+    let pids: Vec<u64> = answers
+        .iter()
+        .map(|(_, _, a)| a["pid"].as_u64().unwrap())
+        .collect();
+    assert!(pids.iter().all(|&p| p == pids[0]), "one process: {pids:?}");
+    for (request_id, error, answer) in &answers {
+        assert_eq!(error, &None, "{answer}");
+        // Each caller got the answer to its own invocation.
+        assert_eq!(answer["request_id"], request_id.as_str());
+        assert_eq!(answer["max_concurrency"], "8");
+    }
+    let peak = answers
+        .iter()
+        .map(|(_, _, a)| a["peak_in_flight"].as_u64().unwrap())
+        .max();
+    assert_eq!(peak, Some(6), "all six were in flight at once");
+    // About one sleep, not six one after another.
+    assert!(wall < Duration::from_millis(3000), "{wall:?}");
+    assert_eq!(service.process_ids().len(), 1);
+    service.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handler_error_fails_only_its_own_invocation() {
+    let service = start(config(vec![managed(
+        "lmi",
+        Some(4),
+        Duration::from_secs(10),
+    )]));
+    let mut payloads = vec![json!({"ms": 300}); 3];
+    payloads.insert(1, json!({"ms": 300, "fail": "bad order"}));
+    let answers = invoke_all(&service, "lmi", payloads).await;
+    let (_, error, failed) = &answers[1];
+    assert_eq!(error.as_deref(), Some("Unhandled"));
+    assert_eq!(failed["errorType"], "Refused");
+    for i in [0, 2, 3] {
+        let (request_id, error, answer) = &answers[i];
+        assert_eq!(error, &None, "{answer}");
+        assert_eq!(answer["request_id"], request_id.as_str());
+    }
+    assert_eq!(service.process_ids().len(), 1);
+    service.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timeout_fails_only_its_own_invocation_and_the_environment_stays() {
+    let service = start(config(vec![managed(
+        "lmi",
+        Some(4),
+        Duration::from_secs(1),
+    )]));
+    let payloads = vec![json!({"ms": 4000}), json!({"ms": 200}), json!({"ms": 200})];
+    let answers = invoke_all(&service, "lmi", payloads).await;
+    let (_, error, timed_out) = &answers[0];
+    assert_eq!(error.as_deref(), Some("Unhandled"));
+    assert_eq!(timed_out["errorType"], "Sandbox.Timedout", "{timed_out}");
+    let pid = answers[1].2["pid"].as_u64().unwrap();
+    assert_eq!(answers[2].2["pid"].as_u64(), Some(pid));
+    // The same process serves on.
+    let later = invoke_all(&service, "lmi", vec![json!({"ms": 0})]).await;
+    assert_eq!(later[0].2["pid"].as_u64(), Some(pid), "{:?}", later[0]);
+    service.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_default_concurrency_is_eight_per_vcpu() {
+    let service = start(config(vec![managed("lmi", None, Duration::from_secs(5))]));
+    let answers = invoke_all(&service, "lmi", vec![json!({"ms": 0})]).await;
+    // 4,096 MB at 2 GiB per vCPU: two vCPUs.
+    assert_eq!(answers[0].2["max_concurrency"], "16");
+    service.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_demand_environments_take_one_invocation_at_a_time() {
+    let on_demand = FunctionConfig {
+        timeout: Duration::from_secs(10),
+        ..function("od", "concurrent")
+    };
+    let service = start(config(vec![on_demand]));
+    let answers = invoke_all(&service, "od", vec![json!({"ms": 500}); 3]).await;
+    let mut pids: Vec<u64> = answers
+        .iter()
+        .map(|(_, _, a)| a["pid"].as_u64().unwrap())
+        .collect();
+    for (_, _, answer) in &answers {
+        assert_eq!(answer["peak_in_flight"], 1, "{answer}");
+        assert_eq!(answer["max_concurrency"], Value::Null);
+    }
+    pids.sort();
+    pids.dedup();
+    assert_eq!(pids.len(), 3, "one environment each");
+    service.shutdown().await;
+}
