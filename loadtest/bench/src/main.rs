@@ -1,5 +1,5 @@
-//! `bench run`, `bench tune`, `bench report`, `bench cost` and `bench seed-orders`:
-//! see `docs/bench.md`.
+//! `bench run`, `bench tune`, `bench report`, `bench readme`, `bench cost` and
+//! `bench seed-orders`: see `docs/bench.md`.
 
 use std::path::PathBuf;
 
@@ -33,6 +33,15 @@ enum Command {
     Tune(Box<TuneArgs>),
     /// Redo report.html and summary.md from a results.json.
     Report { results: PathBuf },
+    /// Rewrite README.md's "Results" (between its results markers) from a
+    /// results.json: the run's date, commit, machine, verdicts, key figures.
+    Readme {
+        /// A bench results.json (reports/<run>/results.json).
+        #[arg(long)]
+        from: PathBuf,
+        #[arg(long, default_value = "README.md")]
+        readme: PathBuf,
+    },
     /// The monthly bill of each scenario's architectures at the given rates
     /// (successful requests per second, a 30-day month), every line, from
     /// the usage a run measured, and the rates where the bills cross.
@@ -239,9 +248,7 @@ async fn main() -> anyhow::Result<()> {
             })
         }
         Command::Report { results } => {
-            let text = std::fs::read_to_string(&results)
-                .with_context(|| format!("cannot read {}", results.display()))?;
-            let parsed = Results::from_json(&text).context("not a bench results.json")?;
+            let parsed = read_results(&results)?;
             let out = results.parent().map(PathBuf::from).unwrap_or_default();
             driver::write_reports(&parsed, &out)?;
             println!("{}", bench::report::markdown::summary(&parsed));
@@ -253,6 +260,15 @@ async fn main() -> anyhow::Result<()> {
             print!(
                 "{}",
                 bench_cost(&args.from, &args.rates, prices, args.json)?
+            );
+            Ok(())
+        }
+        Command::Readme { from, readme } => {
+            bench::report::readme::update(&readme, &read_results(&from)?)?;
+            println!(
+                "{}: Results rewritten from {}",
+                readme.display(),
+                from.display()
             );
             Ok(())
         }
@@ -289,6 +305,13 @@ async fn stop_signal() -> anyhow::Result<(&'static str, i32)> {
     let mut terminate = signal(SignalKind::terminate()).context("cannot watch SIGTERM")?;
     terminate.recv().await;
     Ok(("SIGTERM", 143))
+}
+
+fn read_results(path: &std::path::Path) -> anyhow::Result<Results> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Results::from_json(&text)
+        .with_context(|| format!("{} is not a bench results.json", path.display()))
 }
 
 fn read_document(path: &std::path::Path) -> anyhow::Result<serde_json::Value> {

@@ -11,4 +11,5 @@ mod iam_rules;
 mod import_circles;
 mod least_privilege;
 mod one_source_of_truth;
+mod readme_results;
 mod reply_sweeper;

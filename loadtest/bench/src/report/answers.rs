@@ -4,6 +4,7 @@
 
 use costmodel::bill::BILL_HEADINGS;
 
+use super::verdict::findings::line_per_million_ok;
 use super::{ms, per_request, title};
 use crate::apis::ApiKind;
 use crate::results::{RecordKind, Results, RunRecord};
@@ -20,6 +21,10 @@ pub struct Answer {
     pub question: &'static str,
     pub table: Table,
 }
+
+pub const ORDERS_QUESTION: &str = "Direct call or queue for a slow read-only query (orders)?";
+pub const CONDUIT_QUESTION: &str =
+    "One Lambda or many (Conduit: monolith, microservices by Invoke, by queue)?";
 
 const ORDERS_COLUMNS: [(&str, &str); 4] = [
     ("orders-baseline", "orders-direct"),
@@ -46,7 +51,7 @@ pub fn answers(results: &Results) -> Vec<Answer> {
         .collect();
     if orders.iter().any(Option::is_some) {
         answers.push(Answer {
-            question: "Direct call or queue for a slow read-only query (orders)?",
+            question: ORDERS_QUESTION,
             table: orders_table(results, &orders),
         });
     }
@@ -56,7 +61,7 @@ pub fn answers(results: &Results) -> Vec<Answer> {
         .collect();
     if conduit.iter().any(Option::is_some) {
         answers.push(Answer {
-            question: "One Lambda or many (Conduit: monolith, microservices by Invoke, by queue)?",
+            question: CONDUIT_QUESTION,
             table: conduit_table(results, api, &conduit),
         });
     }
@@ -74,7 +79,8 @@ pub fn first_api(results: &Results) -> ApiKind {
     results.records.first().map_or(ApiKind::Http, |r| r.api)
 }
 
-fn find<'a>(
+/// The scenario record of `variant` in `scenario` behind `api`.
+pub fn find<'a>(
     results: &'a Results,
     api: ApiKind,
     scenario: &str,
@@ -167,19 +173,6 @@ fn usd_difference(http: Option<f64>, rest: Option<f64>) -> String {
         (Some(h), Some(r)) => format!("{:+.2}", r - h),
         _ => "-".into(),
     }
-}
-
-/// One bill heading's dollars per million successful requests.
-fn line_per_million_ok(r: &RunRecord, heading: &str) -> Option<f64> {
-    let cost = r.cost.as_ref()?;
-    let successes = r.summary.successes as f64;
-    let usd: f64 = cost
-        .by_line
-        .iter()
-        .filter(|l| l.heading == heading)
-        .map(|l| l.usd)
-        .sum();
-    (successes > 0.0).then(|| usd / successes * 1e6)
 }
 
 fn orders_table(results: &Results, runs: &[Option<&RunRecord>]) -> Table {

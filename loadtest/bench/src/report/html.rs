@@ -8,11 +8,13 @@ use super::cpu_share::{self, CpuNote};
 use super::run_row::RunRow;
 use super::stacked::stacked_bar_chart;
 use super::svg::{escape, line_chart, Series, COLORS};
+use super::verdict;
 use super::{title, variant_label, CPU_HEADERS};
 use crate::results::{Results, RunRecord};
 
 pub fn render(results: &Results) -> String {
-    let mut body = String::new();
+    // The verdict first: the first screen answers the questions.
+    let mut body = verdict::view::html(&verdict::verdict(results));
     let m = &results.machine;
     let _ = write!(
         body,
@@ -53,7 +55,8 @@ pub fn render(results: &Results) -> String {
         body.push_str("</ul>");
     }
     format!(
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Bench report</title><style>{CSS}</style></head><body>{body}</body></html>\n"
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Bench report</title><style>{CSS}{}</style></head><body>{body}</body></html>\n",
+        verdict::view::CSS
     )
 }
 

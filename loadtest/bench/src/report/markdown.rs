@@ -4,11 +4,13 @@ use std::fmt::Write;
 
 use super::answers::{self, Table};
 use super::run_row::RunRow;
+use super::verdict;
 use super::{title, variant_label, CPU_HEADERS};
 use crate::results::{RecordKind, Results, RunRecord};
 
 pub fn summary(results: &Results) -> String {
-    let mut md = String::new();
+    // The verdict first: the first lines answer the questions.
+    let mut md = verdict_first(results);
     let m = &results.machine;
     let _ = writeln!(
         md,
@@ -80,6 +82,15 @@ pub fn summary(results: &Results) -> String {
     }
     md.push_str(&ledger_section(results));
     md
+}
+
+fn verdict_first(results: &Results) -> String {
+    let verdict = verdict::verdict(results);
+    let md = verdict::view::markdown(&verdict);
+    if md.is_empty() {
+        return md;
+    }
+    format!("## Verdict\n\n{md}")
 }
 
 /// Per run: which CPU share produced its durations and its contention, a

@@ -7,9 +7,11 @@ pub mod html;
 pub mod ledger;
 pub mod markdown;
 pub mod monthly;
+pub mod readme;
 pub mod run_row;
 pub mod stacked;
 pub mod svg;
+pub mod verdict;
 
 use crate::results::{RecordKind, RunRecord};
 

@@ -1,0 +1,104 @@
+use super::*;
+use crate::testdata;
+
+const README: &str = "# Title\n\nIntro.\n\n## What this is\n\nA suite.\n\n## Status\n\n| a | b |\n\n## Tests\n\nRun them.\n";
+
+fn results() -> Results {
+    let mut results = testdata::results();
+    results.git_commit = "cf6296c4a4d44461405a15631afc624940dd5df7".into();
+    results
+}
+
+#[test]
+fn a_readme_without_results_gets_them_after_what_this_is() {
+    // WHEN the block is written into a README that has none
+    let block = block(&results());
+    let written = rewrite(README, &block).unwrap();
+    // THEN it is a section of its own between "What this is" and "Status"
+    let at = |text: &str| {
+        written
+            .find(text)
+            .unwrap_or_else(|| panic!("{text}: {written}"))
+    };
+    assert!(at("A suite.\n\n## Results\n\n<!-- results:begin -->") < at("## Status"));
+    assert!(
+        written.contains("<!-- results:end -->\n\n## Status\n"),
+        "{written}"
+    );
+    // AND the rest is byte-identical
+    let (begin, end) = (at(BEGIN), at(END) + END.len());
+    assert_eq!(
+        &written[..begin],
+        "# Title\n\nIntro.\n\n## What this is\n\nA suite.\n\n## Results\n\n"
+    );
+    assert_eq!(
+        &written[end..],
+        format!("\n\n{}", &README[README.find("## Status").unwrap()..])
+    );
+}
+
+#[test]
+fn rewriting_is_idempotent_and_touches_only_the_block() {
+    // GIVEN a README with a block of an older run
+    let old = rewrite(README, &block(&testdata::results())).unwrap();
+    // WHEN rewritten twice from a newer run
+    let block = block(&results());
+    let once = rewrite(&old, &block).unwrap();
+    let twice = rewrite(&once, &block).unwrap();
+    // THEN the second rewrite changes nothing
+    assert_eq!(once, twice);
+    // AND outside the markers the README is what it was, byte for byte
+    let outside = |text: &str| {
+        let (begin, end) = span(text).unwrap().unwrap();
+        (text[..begin].to_string(), text[end..].to_string())
+    };
+    assert_eq!(outside(&old), outside(&once));
+    assert_ne!(old, once, "the newer run's commit is in the block");
+}
+
+#[test]
+fn the_block_names_its_run_and_reads_back() {
+    let written = rewrite(README, &block(&results())).unwrap();
+    let stamp = stamp(&written).unwrap();
+    assert_eq!(stamp.commit, "cf6296c");
+    assert_eq!(stamp.date, "2026-11-30");
+    // AND it carries the verdicts and the key figures
+    assert!(written.contains("**1. Direct call or queue"), "{written}");
+    assert!(
+        written.contains("| question | architecture | p95, healthy load |"),
+        "{written}"
+    );
+}
+
+#[test]
+fn broken_markers_are_refused_rather_than_duplicated() {
+    let written = rewrite(README, &block(&results())).unwrap();
+    let without_end = written.replace(END, "");
+    let doubled = format!("{written}\n{BEGIN}\n{END}\n");
+    let swapped = written
+        .replace(BEGIN, "@@")
+        .replace(END, BEGIN)
+        .replace("@@", END);
+    for broken in [without_end, doubled, swapped] {
+        assert!(
+            matches!(rewrite(&broken, "x"), Err(ReadmeError::Markers(_))),
+            "{broken}"
+        );
+        assert!(matches!(stamp(&broken), Err(ReadmeError::Markers(_))));
+    }
+}
+
+#[test]
+fn a_hand_edit_that_drops_the_commit_or_date_fails_the_check() {
+    let written = rewrite(README, &block(&results())).unwrap();
+    let no_commit = written.replace("commit `cf6296c`", "commit cf6296c");
+    assert!(matches!(stamp(&no_commit), Err(ReadmeError::NoCommit)));
+    let no_date = written.replace("2026-11-30", "last week");
+    assert!(matches!(stamp(&no_date), Err(ReadmeError::NoDate)));
+    assert!(matches!(stamp(README), Err(ReadmeError::Markers(_))));
+    let no_section = README.replace("## What this is", "## About");
+    assert!(matches!(
+        rewrite(&no_section, "x"),
+        Err(ReadmeError::NoSection)
+    ));
+}
