@@ -8,11 +8,12 @@ use chrono::Utc;
 use localcloud_core::{InvokeError, InvokeResponse};
 
 use crate::concurrency::Slot;
-use crate::environment::{Completion, InitFailure};
+use crate::environment::{self, Completion, InitFailure};
 use crate::failures;
 use crate::function::Function;
 use crate::metering::{billed_ms, InvocationRecord, Outcome};
 use crate::names::LATEST;
+use crate::runtime_api::Invocation;
 use crate::state::Inner;
 
 impl Inner {
@@ -110,6 +111,24 @@ pub(crate) struct Attempt<'a> {
 }
 
 impl Attempt<'_> {
+    /// Writes the START line and builds the event the runtime's `/next`
+    /// hands out, with its deadline from the function's timeout.
+    pub fn begin(&self, payload: Bytes) -> Invocation {
+        let function = self.function;
+        let request_id = &self.request_id;
+        function
+            .log
+            .line(&format!("START RequestId: {request_id} Version: {LATEST}"));
+        Invocation {
+            request_id: request_id.clone(),
+            payload,
+            deadline_ms: (Utc::now().timestamp_millis().max(0) as u64)
+                + function.config.timeout.as_millis() as u64,
+            function_arn: function.arn.clone(),
+            trace_id: environment::trace_id(),
+        }
+    }
+
     pub fn record(
         &self,
         outcome: Outcome,

@@ -15,8 +15,6 @@ use crate::environment::{self, Completion, Environment};
 use crate::failures;
 use crate::function::Function;
 use crate::metering::Outcome;
-use crate::names::LATEST;
-use crate::runtime_api::Invocation;
 use crate::state::Inner;
 
 impl Inner {
@@ -94,16 +92,7 @@ impl Inner {
         let function = attempt.function;
         let timeout = function.config.timeout;
         let request_id = &attempt.request_id;
-        function
-            .log
-            .line(&format!("START RequestId: {request_id} Version: {LATEST}"));
-        let invocation = Invocation {
-            request_id: request_id.clone(),
-            payload,
-            deadline_ms: (Utc::now().timestamp_millis().max(0) as u64) + timeout.as_millis() as u64,
-            function_arn: function.arn.clone(),
-            trace_id: environment::trace_id(),
-        };
+        let invocation = attempt.begin(payload);
         let dispatched = Instant::now();
         let limits = environment::Limits {
             timeout,

@@ -18,13 +18,11 @@ use tokio::sync::OwnedSemaphorePermit;
 
 use crate::attempt::{settle, shutting_down, Attempt};
 use crate::concurrency::Slot;
-use crate::environment::{self, Environment, InitFailure};
+use crate::environment::{Environment, InitFailure};
 use crate::failures;
 use crate::function::Function;
 use crate::metering::Outcome;
 use crate::multi::{Hooks, MultiEnvironment};
-use crate::names::LATEST;
-use crate::runtime_api::Invocation;
 use crate::state::Inner;
 
 /// An environment, a slot in it, and its init duration if it just started.
@@ -52,16 +50,7 @@ impl Inner {
         attempt.start = Utc::now();
         let request_id = attempt.request_id.clone();
         let timeout = function.config.timeout;
-        function
-            .log
-            .line(&format!("START RequestId: {request_id} Version: {LATEST}"));
-        let invocation = Invocation {
-            request_id: request_id.clone(),
-            payload,
-            deadline_ms: (Utc::now().timestamp_millis().max(0) as u64) + timeout.as_millis() as u64,
-            function_arn: function.arn.clone(),
-            trace_id: environment::trace_id(),
-        };
+        let invocation = attempt.begin(payload);
         let dispatched = Instant::now();
         let completion = env.invoke(invocation, timeout, env_slot).await;
         let duration_ms = dispatched.elapsed().as_secs_f64() * 1000.0;
