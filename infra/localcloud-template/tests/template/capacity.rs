@@ -108,36 +108,47 @@ fn a_provider_outside_the_template_is_accepted_by_arn() {
 
 #[test]
 fn invalid_values_are_errors_as_lambda_validates_them() {
-    let ratio = errors(&with_function(
-        "        Arn: !GetAtt Fleet.Arn\n        ExecutionEnvironmentMemoryGiBPerVCpu: 3\n",
-        4096,
-    ));
-    find(&ratio, "must be 2, 4 or 8");
-    let concurrency = errors(&with_function(
-        "        Arn: !GetAtt Fleet.Arn\n        PerExecutionEnvironmentMaxConcurrency: 1601\n",
-        4096,
-    ));
-    find(&concurrency, "must be between 1 and 1600");
-    let zero = errors(&with_function(
-        "        Arn: !GetAtt Fleet.Arn\n        PerExecutionEnvironmentMaxConcurrency: 0\n",
-        4096,
-    ));
-    find(&zero, "must be between 1 and 1600");
-    let small = errors(&with_function("        Arn: !GetAtt Fleet.Arn\n", 1024));
-    find(&small, "at least 2048 MB");
-    // 4 GiB per vCPU needs 4 GiB for one vCPU.
-    let ratio_memory = errors(&with_function(
-        "        Arn: !GetAtt Fleet.Arn\n        ExecutionEnvironmentMemoryGiBPerVCpu: 4\n",
-        2048,
-    ));
-    find(&ratio_memory, "at least 4096 MB");
-    let arn = errors(&with_function("        Arn: !GetAtt Fn.Arn\n", 2048));
-    find(&arn, "is not a capacity provider ARN");
-    let missing = errors(&with_function(
-        "        PerExecutionEnvironmentMaxConcurrency: 10\n",
-        2048,
-    ));
-    find(&missing, "Arn is required");
+    // (CapacityProviderConfig body, MemorySize, the error it must give)
+    let cases = [
+        (
+            "Arn: !GetAtt Fleet.Arn\n        ExecutionEnvironmentMemoryGiBPerVCpu: 3\n",
+            4096,
+            "must be 2, 4 or 8",
+        ),
+        (
+            "Arn: !GetAtt Fleet.Arn\n        PerExecutionEnvironmentMaxConcurrency: 1601\n",
+            4096,
+            "must be between 1 and 1600",
+        ),
+        (
+            "Arn: !GetAtt Fleet.Arn\n        PerExecutionEnvironmentMaxConcurrency: 0\n",
+            4096,
+            "must be between 1 and 1600",
+        ),
+        ("Arn: !GetAtt Fleet.Arn\n", 1024, "at least 2048 MB"),
+        // 4 GiB per vCPU needs 4 GiB for one vCPU.
+        (
+            "Arn: !GetAtt Fleet.Arn\n        ExecutionEnvironmentMemoryGiBPerVCpu: 4\n",
+            2048,
+            "at least 4096 MB",
+        ),
+        (
+            "Arn: !GetAtt Fn.Arn\n",
+            2048,
+            "is not a capacity provider ARN",
+        ),
+        (
+            "PerExecutionEnvironmentMaxConcurrency: 10\n",
+            2048,
+            "Arn is required",
+        ),
+    ];
+    for (config, memory_mb, error) in cases {
+        find(
+            &errors(&with_function(&format!("        {config}"), memory_mb)),
+            error,
+        );
+    }
     let unknown = errors(&with_function(
         "        Arn: !GetAtt Fleet.Arn\n        Weight: 1\n",
         2048,
