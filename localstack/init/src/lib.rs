@@ -21,115 +21,24 @@
 //!   `Sandbox.Timedout` and the bootstrap is restarted, as Lambda resets an
 //!   environment after a timeout.
 
+mod config;
 pub mod http;
+mod process;
+mod server;
+
+pub use config::{Config, BOOTSTRAP_PATHS};
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use http::{read_request, write_response, Endpoint, Request};
+use http::Request;
+use process::{peak_rss_mb, supervise};
+use server::serve;
 
-/// Where the runtime interface emulator looks for the bootstrap, in order.
-pub const BOOTSTRAP_PATHS: [&str; 3] = [
-    "/var/task/bootstrap",
-    "/opt/bootstrap",
-    "/var/runtime/bootstrap",
-];
 const RUNTIME_API_PREFIX: &str = "/2018-06-01/runtime";
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Config {
-    pub endpoint: Endpoint,
-    pub runtime_id: String,
-    /// Where LocalStack sends invocations (`0.0.0.0:9563`).
-    pub interop: SocketAddr,
-    /// Where the bootstrap finds the Runtime API (`127.0.0.1:9001`).
-    pub runtime_api: SocketAddr,
-    pub timeout: Duration,
-    pub version: String,
-    pub memory_mb: u64,
-    /// The bootstrap's command line.
-    pub bootstrap: Vec<String>,
-    /// `LOCALSTACK_CHMOD_PATHS`: paths and octal modes to set before starting.
-    pub chmod: Vec<(String, u32)>,
-}
-
-impl Config {
-    /// From LocalStack's environment (`var`) and the init's arguments (the
-    /// bootstrap's command line, when given).
-    pub fn from_env(
-        var: impl Fn(&str) -> Option<String>,
-        args: Vec<String>,
-    ) -> Result<Self, String> {
-        let required = |name: &str| {
-            var(name)
-                .filter(|v| !v.is_empty())
-                .ok_or(format!("{name} is not set"))
-        };
-        let port = |name: &str, default: u16| -> Result<u16, String> {
-            var(name).map_or(Ok(default), |v| {
-                v.parse().map_err(|_| format!("{name}={v:?} is not a port"))
-            })
-        };
-        let timeout: f64 = match var("AWS_LAMBDA_FUNCTION_TIMEOUT") {
-            None => 3.0,
-            Some(v) => v
-                .parse()
-                .ok()
-                .filter(|t: &f64| t.is_finite() && *t > 0.0)
-                .ok_or(format!(
-                    "AWS_LAMBDA_FUNCTION_TIMEOUT={v:?} is not a number of seconds"
-                ))?,
-        };
-        let bootstrap = if args.is_empty() {
-            let found = BOOTSTRAP_PATHS.iter().find(|p| Path::new(p).exists());
-            vec![found
-                .ok_or(format!(
-                    "no bootstrap: none of {} exists",
-                    BOOTSTRAP_PATHS.join(", ")
-                ))?
-                .to_string()]
-        } else {
-            args
-        };
-        Ok(Self {
-            endpoint: Endpoint::parse(&required("LOCALSTACK_RUNTIME_ENDPOINT")?)?,
-            runtime_id: required("LOCALSTACK_RUNTIME_ID")?,
-            interop: SocketAddr::from(([0, 0, 0, 0], port("LOCALSTACK_INTEROP_PORT", 9563)?)),
-            // Not LocalStack's: lets tests run beside another init.
-            runtime_api: SocketAddr::from((
-                [127, 0, 0, 1],
-                port("LOCALSTACK_RUNTIME_API_PORT", 9001)?,
-            )),
-            timeout: Duration::from_secs_f64(timeout),
-            version: var("AWS_LAMBDA_FUNCTION_VERSION").unwrap_or_else(|| "$LATEST".into()),
-            memory_mb: var("AWS_LAMBDA_FUNCTION_MEMORY_SIZE")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(128),
-            bootstrap,
-            chmod: var("LOCALSTACK_CHMOD_PATHS").map_or(Ok(Vec::new()), |v| chmod_paths(&v))?,
-        })
-    }
-}
-
-/// `[{"path": "/tmp", "mode": "0700"}, ...]`.
-fn chmod_paths(json: &str) -> Result<Vec<(String, u32)>, String> {
-    let bad = || format!("LOCALSTACK_CHMOD_PATHS={json:?} is not a list of {{path, mode}}");
-    let list: Vec<serde_json::Value> = serde_json::from_str(json).map_err(|_| bad())?;
-    list.iter()
-        .map(|entry| {
-            let path = entry.get("path").and_then(|p| p.as_str()).ok_or_else(bad)?;
-            let mode = entry.get("mode").and_then(|m| m.as_str()).ok_or_else(bad)?;
-            let mode = u32::from_str_radix(mode, 8).map_err(|_| bad())?;
-            Ok((path.to_string(), mode))
-        })
-        .collect()
-}
 
 /// One invocation as LocalStack sends it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -422,129 +331,6 @@ fn next_headers(invocation: &Invocation, timeout: Duration) -> Vec<(String, Stri
     headers
 }
 
-/// The process's peak resident memory (`VmHWM`), in MB.
-fn peak_rss_mb(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb.div_ceil(1024))
-}
-
-type Handler = fn(&Init, &Request) -> (u16, Vec<(String, String)>, Vec<u8>);
-
-/// Serves `listener`'s connections, a thread each, keep-alive.
-fn serve(init: Arc<Init>, listener: TcpListener, handler: Handler) {
-    for stream in listener.incoming().flatten() {
-        let init = Arc::clone(&init);
-        std::thread::spawn(move || serve_connection(&init, stream, handler));
-    }
-}
-
-fn serve_connection(init: &Init, stream: TcpStream, handler: Handler) {
-    let Ok(mut writer) = stream.try_clone() else {
-        return;
-    };
-    let mut reader = BufReader::new(stream);
-    loop {
-        match read_request(&mut reader) {
-            Ok(Some(request)) => {
-                let (status, headers, body) = handler(init, &request);
-                let close = request
-                    .header("Connection")
-                    .is_some_and(|v| v.eq_ignore_ascii_case("close"));
-                if write_response(&mut writer, status, &headers, &body).is_err() || close {
-                    return;
-                }
-            }
-            Ok(None) => return,
-            Err(e) => {
-                let _ = write_response(&mut writer, 400, &[], e.to_string().as_bytes());
-                return;
-            }
-        }
-    }
-}
-
-/// Copies the bootstrap's output to the init's stderr (the container's log)
-/// and to the running invocation's logs.
-fn capture(init: Arc<Init>, from: impl Read + Send + 'static) {
-    std::thread::spawn(move || {
-        for line in BufReader::new(from).lines().map_while(Result::ok) {
-            eprintln!("{line}");
-            let mut output = lock(&init.output);
-            output.push_str(&line);
-            output.push('\n');
-        }
-    });
-}
-
-fn spawn_bootstrap(init: &Arc<Init>) -> std::io::Result<Child> {
-    let (program, args) = init
-        .config
-        .bootstrap
-        .split_first()
-        .expect("a bootstrap command");
-    let mut child = Command::new(program)
-        .args(args)
-        .env(
-            "AWS_LAMBDA_RUNTIME_API",
-            init.config.runtime_api.to_string(),
-        )
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    if let Some(out) = child.stdout.take() {
-        capture(Arc::clone(init), out);
-    }
-    if let Some(err) = child.stderr.take() {
-        capture(Arc::clone(init), err);
-    }
-    *lock(&init.child_pid) = Some(child.id());
-    Ok(child)
-}
-
-/// Runs the bootstrap, restarting it after a timeout or a crash once the
-/// environment is ready; a bootstrap that cannot start or exits before it
-/// asked for an invocation fails the environment's start-up.
-fn supervise(init: &Arc<Init>) -> Result<(), String> {
-    loop {
-        let mut child = spawn_bootstrap(init).map_err(|e| {
-            let message = format!("cannot start {}: {e}", init.config.bootstrap[0]);
-            init_failed(init, &message, "Runtime.InvalidEntrypoint");
-            message
-        })?;
-        let status = loop {
-            if init.kill.swap(false, Ordering::SeqCst) {
-                let _ = child.kill();
-            }
-            match child.try_wait() {
-                Ok(Some(status)) => break status,
-                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-                Err(e) => return Err(format!("cannot wait for the bootstrap: {e}")),
-            }
-            init.check_deadline();
-        };
-        *lock(&init.child_pid) = None;
-        let message = format!("Runtime exited with error: {status}");
-        if !init.ready.load(Ordering::SeqCst) {
-            init_failed(init, &message, "Runtime.ExitError");
-            return Err(message);
-        }
-        let running = lock(&init.running).take();
-        if let Some(running) = running {
-            let error =
-                serde_json::json!({ "errorMessage": message, "errorType": "Runtime.ExitError" });
-            init.report(&running, Outcome::Error(error.to_string().into_bytes()));
-        }
-    }
-}
-
-fn init_failed(init: &Init, message: &str, error_type: &str) {
-    let error = serde_json::json!({ "errorMessage": message, "errorType": error_type });
-    init.post_status("error", error.to_string().as_bytes());
-}
-
 /// Applies `LOCALSTACK_CHMOD_PATHS`, opens both ports, starts the bootstrap
 /// and serves until the bootstrap fails to start.
 pub fn run(config: Config) -> Result<(), String> {
@@ -570,71 +356,6 @@ pub fn run(config: Config) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let pairs: Vec<(String, String)> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move |name| {
-            pairs
-                .iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.clone())
-        }
-    }
-
-    const BASE: [(&str, &str); 2] = [
-        (
-            "LOCALSTACK_RUNTIME_ENDPOINT",
-            "http://10.0.0.1:4566/_localstack_lambda/abc",
-        ),
-        ("LOCALSTACK_RUNTIME_ID", "abc"),
-    ];
-
-    #[test]
-    fn localstacks_environment_configures_the_init() {
-        let mut vars = BASE.to_vec();
-        vars.extend([
-            ("AWS_LAMBDA_FUNCTION_TIMEOUT", "30"),
-            ("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "256"),
-            (
-                "LOCALSTACK_CHMOD_PATHS",
-                r#"[{"path": "/tmp", "mode": "0700"}]"#,
-            ),
-        ]);
-        let config = Config::from_env(env(&vars), vec!["/bin/true".into()]).unwrap();
-        assert_eq!(config.endpoint.prefix, "/_localstack_lambda/abc");
-        assert_eq!(config.interop.port(), 9563);
-        assert_eq!(config.runtime_api.to_string(), "127.0.0.1:9001");
-        assert_eq!(config.timeout, Duration::from_secs(30));
-        assert_eq!(
-            (config.memory_mb, config.version.as_str()),
-            (256, "$LATEST")
-        );
-        assert_eq!(config.chmod, [("/tmp".to_string(), 0o700)]);
-        assert_eq!(config.bootstrap, ["/bin/true"]);
-    }
-
-    #[test]
-    fn a_missing_or_malformed_setting_is_an_error_that_names_it() {
-        let args = || vec!["/bin/true".to_string()];
-        let err = Config::from_env(env(&BASE[..1]), args()).unwrap_err();
-        assert!(err.contains("LOCALSTACK_RUNTIME_ID"), "{err}");
-        for (name, value) in [
-            ("AWS_LAMBDA_FUNCTION_TIMEOUT", "soon"),
-            ("LOCALSTACK_INTEROP_PORT", "99999"),
-            (
-                "LOCALSTACK_CHMOD_PATHS",
-                "[{\"path\": \"/tmp\", \"mode\": \"rwx\"}]",
-            ),
-        ] {
-            let mut vars = BASE.to_vec();
-            vars.push((name, value));
-            let err = Config::from_env(env(&vars), args()).unwrap_err();
-            assert!(err.contains(name), "{err}");
-        }
-    }
 
     #[test]
     fn invocations_parse_from_localstacks_body() {
