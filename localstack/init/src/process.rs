@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::{lock, Init, Outcome};
+use crate::invoke::{lock, Init, Outcome};
 
 /// Copies the bootstrap's output to the init's stderr (the container's log)
 /// and to the running invocation's logs.
@@ -87,12 +87,4 @@ pub(crate) fn supervise(init: &Arc<Init>) -> Result<(), String> {
 fn init_failed(init: &Init, message: &str, error_type: &str) {
     let error = serde_json::json!({ "errorMessage": message, "errorType": error_type });
     init.post_status("error", error.to_string().as_bytes());
-}
-
-/// The process's peak resident memory (`VmHWM`), in MB.
-pub(crate) fn peak_rss_mb(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb.div_ceil(1024))
 }

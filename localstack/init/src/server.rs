@@ -6,7 +6,7 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
 
 use crate::http::{read_request, write_response, Request};
-use crate::Init;
+use crate::invoke::Init;
 
 type Handler = fn(&Init, &Request) -> (u16, Vec<(String, String)>, Vec<u8>);
 
