@@ -34,13 +34,16 @@ enum Command {
     /// Redo report.html and summary.md from a results.json.
     Report { results: PathBuf },
     /// Rewrite README.md's "Results" (between its results markers) from a
-    /// results.json: the run's date, commit, machine, verdicts, key figures.
+    /// results.json: the run's date, commit, machine, verdicts, key figures;
+    /// and the results page's latest run (every figure of the same run).
     Readme {
         /// A bench results.json (reports/<run>/results.json).
         #[arg(long)]
         from: PathBuf,
         #[arg(long, default_value = "README.md")]
         readme: PathBuf,
+        #[arg(long, default_value = "docs/results.md")]
+        results_page: PathBuf,
     },
     /// The monthly bill of each scenario's architectures at the given rates
     /// (successful requests per second, a 30-day month), every line, from
@@ -263,11 +266,16 @@ async fn main() -> anyhow::Result<()> {
             );
             Ok(())
         }
-        Command::Readme { from, readme } => {
-            bench::report::readme::update(&readme, &read_results(&from)?)?;
+        Command::Readme {
+            from,
+            readme,
+            results_page,
+        } => {
+            bench::report::readme::update(&readme, &results_page, &read_results(&from)?)?;
             println!(
-                "{}: Results rewritten from {}",
+                "{} and {}: rewritten from {}",
                 readme.display(),
+                results_page.display(),
                 from.display()
             );
             Ok(())

@@ -49,7 +49,7 @@ fn rewriting_is_idempotent_and_touches_only_the_block() {
     assert_eq!(once, twice);
     // AND outside the markers the README is what it was, byte for byte
     let outside = |text: &str| {
-        let (begin, end) = span(text).unwrap().unwrap();
+        let (begin, end) = span(text, README_MARKERS).unwrap().unwrap();
         (text[..begin].to_string(), text[end..].to_string())
     };
     assert_eq!(outside(&old), outside(&once));
@@ -100,5 +100,60 @@ fn a_hand_edit_that_drops_the_commit_or_date_fails_the_check() {
     assert!(matches!(
         rewrite(&no_section, "x"),
         Err(ReadmeError::NoSection)
+    ));
+}
+
+const PAGE: &str = "# Results on the local cloud\n\nIntro.\n\n## An older run\n\nFigures.\n";
+
+#[test]
+fn the_results_page_gets_the_whole_summary_before_its_older_runs() {
+    // WHEN the page block is written into a page that has none, then again
+    let block = page_block(&results());
+    let once = rewrite_page(PAGE, &block).unwrap();
+    let twice = rewrite_page(&once, &block).unwrap();
+    // THEN it sits between the introduction and the older runs, once
+    assert_eq!(once, twice);
+    let at = |text: &str| once.find(text).unwrap_or_else(|| panic!("{text}: {once}"));
+    assert!(at("Intro.\n\n<!-- run:begin -->") < at("## The latest full run"));
+    assert!(at(PAGE_END) < at("## An older run"));
+    // AND the summary's headings are one level down, under the page's
+    assert!(once.contains("\n### Verdict\n"), "{once}");
+    assert!(once.contains("\n### Bench results"), "{once}");
+    assert!(!once.contains("\n## Verdict"), "{once}");
+    // AND it names the same run as README's block
+    let readme = rewrite(README, &super::block(&results())).unwrap();
+    assert_eq!(
+        stamp_of(&once, PAGE_MARKERS).unwrap(),
+        stamp(&readme).unwrap()
+    );
+}
+
+#[test]
+fn every_verdict_line_of_the_readme_is_in_the_page() {
+    let readme = rewrite(README, &block(&results())).unwrap();
+    let page = rewrite_page(PAGE, &page_block(&results())).unwrap();
+    let page_block = block_in(&page, PAGE_MARKERS).unwrap();
+    let verdict_lines: Vec<&str> = block_in(&readme, README_MARKERS)
+        .unwrap()
+        .lines()
+        .filter(|line| line.starts_with("- *") || line.starts_with("**"))
+        .collect();
+    assert!(verdict_lines.len() >= 4, "{readme}");
+    for line in verdict_lines {
+        assert!(page_block.contains(line), "{line}");
+    }
+}
+
+#[test]
+fn a_page_without_sections_or_with_broken_markers_is_refused() {
+    assert!(matches!(
+        rewrite_page("# Title\n\nNo sections.\n", "x"),
+        Err(ReadmeError::NoPageSection)
+    ));
+    let page = rewrite_page(PAGE, &page_block(&results())).unwrap();
+    let broken = page.replace(PAGE_END, "");
+    assert!(matches!(
+        rewrite_page(&broken, "x"),
+        Err(ReadmeError::Markers(_))
     ));
 }
