@@ -68,6 +68,53 @@ struct CostArgs {
     /// Print JSON instead of Markdown.
     #[arg(long)]
     json: bool,
+    /// Bill on-demand Lambda (as measured), Lambda Managed Instances (a
+    /// fleet sized from the measured usage), or both side by side with the
+    /// rate where LMI becomes the cheaper.
+    #[arg(long, value_enum, default_value = "on-demand")]
+    compute: ComputeKind,
+    /// LMI: the capacity provider's instance type.
+    #[arg(long, default_value = "c7g.large")]
+    instance_type: String,
+    /// LMI: the CPU utilisation the fleet is kept at, 0-1 (AWS keeps room
+    /// for traffic to double within five minutes).
+    #[arg(long, default_value_t = 0.5)]
+    target_cpu: f64,
+    /// LMI: each function's memory, MB (at least 2,048).
+    #[arg(long, default_value_t = 2048)]
+    environment_memory_mb: u32,
+    /// LMI: ExecutionEnvironmentMemoryGiBPerVCpu (2, 4 or 8).
+    #[arg(long, default_value_t = 2.0)]
+    memory_gib_per_vcpu: f64,
+    /// LMI: PerExecutionEnvironmentMaxConcurrency (default 8 per vCPU).
+    #[arg(long)]
+    max_concurrency: Option<u32>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ComputeKind {
+    OnDemand,
+    Managed,
+    Both,
+}
+
+impl CostArgs {
+    fn compute(&self) -> bench::monthly::Compute {
+        use bench::monthly::Compute;
+        let settings = costmodel::managed::FleetSettings {
+            instance_type: self.instance_type.clone(),
+            environment_memory_gib: f64::from(self.environment_memory_mb) / 1024.0,
+            memory_gib_per_vcpu: self.memory_gib_per_vcpu,
+            max_concurrency: self.max_concurrency,
+            target_cpu_utilisation: self.target_cpu,
+            ..costmodel::managed::FleetSettings::default()
+        };
+        match self.compute {
+            ComputeKind::OnDemand => Compute::OnDemand,
+            ComputeKind::Managed => Compute::Managed(settings),
+            ComputeKind::Both => Compute::Both(settings),
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -260,9 +307,10 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::Cost(args) => {
             let prices = args.prices.as_deref();
+            let compute = args.compute();
             print!(
                 "{}",
-                bench_cost(&args.from, &args.rates, prices, args.json)?
+                bench_cost(&args.from, &args.rates, &compute, prices, args.json)?
             );
             Ok(())
         }

@@ -6,7 +6,10 @@
 //! the rates where two architectures' bills cross ([`crate::break_even`]).
 
 use costmodel::bill::{lines_by_heading, BillLine};
-use costmodel::{CostOptions, FunctionUsage, PriceTable, QueueUsage, TableUsage, Usage};
+use costmodel::managed::{Fleet, FleetSettings, FunctionDemand};
+use costmodel::{
+    CostOptions, FunctionUsage, MonthlyCost, PriceTable, QueueUsage, TableUsage, Usage,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::apis::ApiKind;
@@ -28,8 +31,14 @@ pub enum MonthlyError {
     Rate(f64),
     #[error("no scenario run here has a bill (metering, a price and successful requests): nothing to price")]
     NothingToPrice,
-    #[error("these results were priced with price table {results}, not {ours}: pass that table with --prices")]
-    PriceTable { results: String, ours: String },
+    #[error("{run}: price table {ours} does not price it as the run's table {results} did (${rebuilt} against ${recorded}): pass the run's table with --prices")]
+    PriceTable {
+        run: String,
+        results: String,
+        ours: String,
+        rebuilt: f64,
+        recorded: f64,
+    },
     #[error("{run}: its metering prices the run at ${rebuilt}, not the ${recorded} it recorded: its usage cannot be rebuilt from results.json")]
     NotReproduced {
         run: String,
@@ -51,7 +60,12 @@ pub struct MonthlyBills {
     pub git_commit: String,
     pub started_at: String,
     pub region: String,
+    /// The table the run was priced with.
     pub price_table_version: String,
+    /// The table these bills were priced with: the run's, or a newer one
+    /// that prices the run as the run's did (it only adds lines).
+    #[serde(default)]
+    pub priced_with: String,
     pub price_date: Option<String>,
     pub log_retention_days: Option<f64>,
     /// The Lambda architecture the durations were measured and priced on.
@@ -91,6 +105,43 @@ pub struct MonthlyBill {
     /// else it runs.
     pub free_tier_usd: f64,
     pub total_with_free_tier_usd: f64,
+    /// On Lambda Managed Instances: the fleet the month pays for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<Fleet>,
+}
+
+/// Which compute the bills are for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Compute {
+    /// On-demand Lambda, as the run measured it.
+    OnDemand,
+    /// Lambda Managed Instances, a fleet sized from the measured usage.
+    Managed(FleetSettings),
+    /// Both, side by side, with the rate where they cross.
+    Both(FleetSettings),
+}
+
+impl Compute {
+    fn on_demand(&self) -> bool {
+        !matches!(self, Self::Managed(_))
+    }
+
+    fn managed(&self) -> Option<&FleetSettings> {
+        match self {
+            Self::OnDemand => None,
+            Self::Managed(settings) | Self::Both(settings) => Some(settings),
+        }
+    }
+}
+
+/// One architecture as billed: its usage per success, and on LMI what each
+/// function asks of the fleet.
+struct Billed {
+    name: String,
+    /// The architecture whatever the compute (the on-demand name).
+    architecture: String,
+    usage: Usage,
+    managed: Option<(Vec<FunctionDemand>, FleetSettings)>,
 }
 
 impl MonthlyBill {
@@ -109,17 +160,28 @@ pub struct MonthPricing {
     prices: PriceTable,
     region: String,
     run_options: CostOptions,
+    /// The table the runs were priced with.
+    run_table: String,
+}
+
+fn bill_of(rate: f64, month: MonthlyCost, fleet: Option<Fleet>) -> MonthlyBill {
+    let free_tier_usd: f64 = month.free_tier.iter().map(|l| l.usd).sum();
+    MonthlyBill {
+        requests_per_second: rate,
+        requests_per_month: month.requests_per_month,
+        lines: lines_by_heading(month.lines.iter().chain(&month.volume_discounts)),
+        total_usd: month.usd_without_free_tier,
+        free_tier_usd,
+        total_with_free_tier_usd: month.usd_with_free_tier,
+        fleet,
+    }
 }
 
 impl MonthPricing {
-    /// `prices` must be the table `results` was priced with.
+    /// `prices` must price the runs of `results` as they were priced: the
+    /// table they were priced with, or a newer one that only adds lines
+    /// (checked run by run by [`monthly_bills`]).
     pub fn new(results: &Results, prices: PriceTable) -> Result<Self, MonthlyError> {
-        if prices.version() != results.price_table_version {
-            return Err(MonthlyError::PriceTable {
-                results: results.price_table_version.clone(),
-                ours: prices.version().to_string(),
-            });
-        }
         let run_options = CostOptions {
             price_date: results.price_date.clone(),
             log_retention_days: results.log_retention_days,
@@ -129,30 +191,51 @@ impl MonthPricing {
             prices,
             region: results.region.clone(),
             run_options,
+            run_table: results.price_table_version.clone(),
         })
     }
 
-    /// The bill of a month at `rate` successful requests per second, `usage`
-    /// being one run's per its successful requests.
-    pub fn bill_at(&self, usage: &Usage, rate: f64) -> Result<MonthlyBill, costmodel::CostError> {
+    fn month_at(&self, usage: &Usage, rate: f64) -> Result<MonthlyCost, costmodel::CostError> {
         let options = CostOptions {
             requests_per_second: Some(rate),
             hours_per_month: HOURS_PER_MONTH,
             ..self.run_options.clone()
         };
         let breakdown = costmodel::cost(usage, &self.prices, &self.region, &options)?;
-        let month = breakdown.monthly.ok_or_else(|| {
+        breakdown.monthly.ok_or_else(|| {
             costmodel::CostError::InvalidUsage("no monthly figures at a rate".into())
-        })?;
-        let free_tier_usd: f64 = month.free_tier.iter().map(|l| l.usd).sum();
-        Ok(MonthlyBill {
-            requests_per_second: rate,
-            requests_per_month: month.requests_per_month,
-            lines: lines_by_heading(month.lines.iter().chain(&month.volume_discounts)),
-            total_usd: month.usd_without_free_tier,
-            free_tier_usd,
-            total_with_free_tier_usd: month.usd_with_free_tier,
         })
+    }
+
+    /// The bill of a month at `rate` successful requests per second, `usage`
+    /// being one run's per its successful requests.
+    pub fn bill_at(&self, usage: &Usage, rate: f64) -> Result<MonthlyBill, costmodel::CostError> {
+        Ok(bill_of(rate, self.month_at(usage, rate)?, None))
+    }
+
+    /// The same month on Lambda Managed Instances: the fleet `demand` needs
+    /// at `rate` in place of Lambda's duration (`costmodel::managed`).
+    pub fn managed_bill_at(
+        &self,
+        usage: &Usage,
+        demand: &[FunctionDemand],
+        settings: &FleetSettings,
+        rate: f64,
+    ) -> Result<MonthlyBill, costmodel::CostError> {
+        let on_demand = self.month_at(usage, rate)?;
+        let fleet = costmodel::managed::fleet(demand, rate, settings)?;
+        let prices = self
+            .prices
+            .region(&self.region, self.run_options.price_date.as_deref())?;
+        let month = costmodel::managed::managed_monthly(&on_demand, &fleet, &prices)?;
+        Ok(bill_of(rate, month, Some(fleet)))
+    }
+
+    fn billed_at(&self, billed: &Billed, rate: f64) -> Result<MonthlyBill, costmodel::CostError> {
+        match &billed.managed {
+            None => self.bill_at(&billed.usage, rate),
+            Some((demand, settings)) => self.managed_bill_at(&billed.usage, demand, settings, rate),
+        }
     }
 
     /// Fails unless `usage` prices the run `r` as it was priced when it ran.
@@ -165,8 +248,18 @@ impl MonthPricing {
             })?
             .total_usd;
         if (rebuilt - recorded).abs() > REPRODUCED * recorded.abs().max(1e-12) {
+            let run = format!("{} / {}", r.scenario, architecture(r));
+            if self.prices.version() != self.run_table {
+                return Err(MonthlyError::PriceTable {
+                    run,
+                    results: self.run_table.clone(),
+                    ours: self.prices.version().to_string(),
+                    rebuilt,
+                    recorded,
+                });
+            }
             return Err(MonthlyError::NotReproduced {
-                run: format!("{} / {}", r.scenario, architecture(r)),
+                run,
                 rebuilt,
                 recorded,
             });
@@ -175,92 +268,138 @@ impl MonthPricing {
     }
 }
 
-/// Every scenario run priced for a month at each of `rates`, with the
-/// break-even rates between the architectures of each scenario.
+/// Every scenario run priced for a month at each of `rates`, on-demand, with
+/// the break-even rates between the architectures of each scenario.
 pub fn monthly_bills(
     results: &Results,
     pricing: &MonthPricing,
     rates: &[f64],
 ) -> Result<MonthlyBills, MonthlyError> {
+    monthly_bills_for(results, pricing, rates, &Compute::OnDemand)
+}
+
+/// [`monthly_bills`] on the compute asked: each architecture on-demand, on
+/// Lambda Managed Instances, or both (then each is also compared with its
+/// other self: the rate where LMI becomes the cheaper).
+pub fn monthly_bills_for(
+    results: &Results,
+    pricing: &MonthPricing,
+    rates: &[f64],
+    compute: &Compute,
+) -> Result<MonthlyBills, MonthlyError> {
     if let Some(bad) = rates.iter().find(|r| !(r.is_finite() && **r > 0.0)) {
         return Err(MonthlyError::Rate(*bad));
     }
-    let mut scenarios: Vec<ScenarioBills> = Vec::new();
+    let mut scenarios: Vec<(ScenarioBills, Vec<Billed>)> = Vec::new();
     let mut lambda_architecture = None;
     for r in &results.records {
         let Some(usage) = usage_per_success(r) else {
             continue;
         };
         pricing.check_reproduces(r, &usage)?;
-        let run = architecture(r);
-        let bills = rates
-            .iter()
-            .map(|rate| pricing.bill_at(&usage, *rate))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|source| MonthlyError::Cost {
-                run: run.clone(),
-                source,
-            })?;
         lambda_architecture = r.cost.as_ref().map(|c| c.architecture.clone());
-        let bills = ArchitectureBills {
-            architecture: run,
-            successes: r.summary.successes,
-            bills,
-        };
-        match scenarios.iter_mut().find(|s| s.scenario == r.scenario) {
-            Some(scenario) => scenario.architectures.push(bills),
-            None => scenarios.push(ScenarioBills {
-                scenario: r.scenario.clone(),
-                architectures: vec![bills],
-                break_even: Vec::new(),
-            }),
+        for billed in billed_as(r, usage, compute) {
+            let bills = rates
+                .iter()
+                .map(|rate| pricing.billed_at(&billed, *rate))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|source| MonthlyError::Cost {
+                    run: billed.name.clone(),
+                    source,
+                })?;
+            let bills = ArchitectureBills {
+                architecture: billed.name.clone(),
+                successes: r.summary.successes,
+                bills,
+            };
+            match scenarios.iter_mut().find(|(s, _)| s.scenario == r.scenario) {
+                Some((scenario, runs)) => {
+                    scenario.architectures.push(bills);
+                    runs.push(billed);
+                }
+                None => scenarios.push((
+                    ScenarioBills {
+                        scenario: r.scenario.clone(),
+                        architectures: vec![bills],
+                        break_even: Vec::new(),
+                    },
+                    vec![billed],
+                )),
+            }
         }
     }
     if scenarios.is_empty() {
         return Err(MonthlyError::NothingToPrice);
     }
-    for scenario in &mut scenarios {
-        scenario.break_even = break_evens(results, pricing, &scenario.scenario, rates)?;
+    let mut priced = Vec::new();
+    for (mut scenario, runs) in scenarios {
+        scenario.break_even = break_evens(pricing, &runs, rates)?;
+        priced.push(scenario);
     }
     Ok(MonthlyBills {
         git_commit: results.git_commit.clone(),
         started_at: results.started_at.clone(),
         region: results.region.clone(),
         price_table_version: results.price_table_version.clone(),
+        priced_with: pricing.prices.version().to_string(),
         price_date: results.price_date.clone(),
         log_retention_days: results.log_retention_days,
         lambda_architecture: lambda_architecture.unwrap_or_default(),
         hours_per_month: HOURS_PER_MONTH,
         rates: rates.to_vec(),
-        scenarios,
+        scenarios: priced,
     })
 }
 
-/// Each pair of the scenario's architectures: where their bills (without the
-/// free tier, the account's whatever it runs) cross.
+/// The ways `compute` bills a record: on-demand under its own name, on LMI
+/// as "<name> on LMI (<instance type>, modelled)": a fleet sized from the
+/// usage measured on-demand, not measured on LMI.
+fn billed_as(r: &RunRecord, usage: Usage, compute: &Compute) -> Vec<Billed> {
+    let name = architecture(r);
+    let mut billed = Vec::new();
+    if let Some(settings) = compute.managed() {
+        if let Some(demand) = demand_per_success(r) {
+            billed.push(Billed {
+                name: format!("{name} on LMI ({}, modelled)", settings.instance_type),
+                architecture: name.clone(),
+                usage: usage.clone(),
+                managed: Some((demand, settings.clone())),
+            });
+        }
+    }
+    if compute.on_demand() {
+        billed.insert(
+            0,
+            Billed {
+                architecture: name.clone(),
+                name,
+                usage,
+                managed: None,
+            },
+        );
+    }
+    billed
+}
+
+/// Each pair of the scenario's architectures on the same compute, and each
+/// architecture against itself on the other compute: where their bills
+/// (without the free tier, the account's whatever it runs) cross.
 fn break_evens(
-    results: &Results,
     pricing: &MonthPricing,
-    scenario: &str,
+    runs: &[Billed],
     rates: &[f64],
 ) -> Result<Vec<BreakEven>, MonthlyError> {
-    let runs: Vec<(String, Usage)> = results
-        .records
-        .iter()
-        .filter(|r| r.scenario == scenario)
-        .filter_map(|r| Some((architecture(r), usage_per_success(r)?)))
-        .collect();
     let mut found = Vec::new();
-    for (i, (name_a, usage_a)) in runs.iter().enumerate() {
-        for (name_b, usage_b) in &runs[i + 1..] {
-            let bill = |usage: &Usage| {
-                let usage = usage.clone();
-                move |rate: f64| pricing.bill_at(&usage, rate).map(|b| b.total_usd)
-            };
-            let (bill_a, bill_b) = (bill(usage_a), bill(usage_b));
-            let pair = break_even((name_a, &bill_a), (name_b, &bill_b), rates);
+    for (i, a) in runs.iter().enumerate() {
+        let compared = |b: &&Billed| {
+            a.managed.is_some() == b.managed.is_some() || a.architecture == b.architecture
+        };
+        for b in runs[i + 1..].iter().filter(compared) {
+            let bill_a = |rate: f64| pricing.billed_at(a, rate).map(|m| m.total_usd);
+            let bill_b = |rate: f64| pricing.billed_at(b, rate).map(|m| m.total_usd);
+            let pair = break_even((&a.name, &bill_a), (&b.name, &bill_b), rates);
             found.push(pair.map_err(|source| MonthlyError::Cost {
-                run: format!("{name_a} against {name_b}"),
+                run: format!("{} against {}", a.name, b.name),
                 source,
             })?);
         }
@@ -336,6 +475,34 @@ pub fn usage_per_success(r: &RunRecord) -> Option<Usage> {
         ApiKind::FunctionUrl => {}
     }
     Some(usage)
+}
+
+/// What each function of a scenario run asks of an LMI fleet per successful
+/// request: its invocations, each one's time in flight and its CPU time.
+/// In flight is the billed time without what the on-demand CPU quota held
+/// back (`throttled_ms`) and this machine's contention: an LMI environment
+/// has whole vCPUs. `None` for a run without metering or success.
+pub fn demand_per_success(r: &RunRecord) -> Option<Vec<FunctionDemand>> {
+    let metering = r.metering.as_ref()?;
+    if r.kind != RecordKind::Scenario || r.summary.successes == 0 {
+        return None;
+    }
+    let successes = r.summary.successes as f64;
+    let demand = metering
+        .functions
+        .iter()
+        .filter(|(_, f)| f.invocations > 0.0)
+        .map(|(name, f)| {
+            let in_flight_ms = (f.billed_ms - f.throttled_ms - f.contention_ms).max(f.cpu_ms);
+            FunctionDemand {
+                name: name.clone(),
+                invocations_per_request: f.invocations / successes,
+                seconds_per_invocation: in_flight_ms / f.invocations / 1000.0,
+                cpu_seconds_per_invocation: f.cpu_ms / f.invocations / 1000.0,
+            }
+        })
+        .collect();
+    Some(demand)
 }
 
 #[cfg(test)]

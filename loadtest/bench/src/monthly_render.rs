@@ -5,17 +5,22 @@ use std::fmt::Write;
 use std::path::Path;
 
 use anyhow::Context;
+use costmodel::managed::{Bound, Fleet};
 use costmodel::{quantity, usd, PriceTable};
 
-use crate::monthly::{monthly_bills, MonthPricing, MonthlyBill, MonthlyBills, ScenarioBills};
+use crate::monthly::{
+    monthly_bills_for, ArchitectureBills, Compute, MonthPricing, MonthlyBill, MonthlyBills,
+    ScenarioBills,
+};
 use crate::results::Results;
 
 /// `bench cost`: the monthly bills of the results.json at `from`, at each
-/// of `rates`, as Markdown or JSON; `prices` is the table the run was priced
-/// with when not the built-in one.
+/// of `rates`, on `compute`, as Markdown or JSON; `prices` is the table the
+/// run was priced with when not the built-in one.
 pub fn bench_cost(
     from: &Path,
     rates: &[f64],
+    compute: &Compute,
     prices: Option<&Path>,
     json: bool,
 ) -> anyhow::Result<String> {
@@ -27,7 +32,8 @@ pub fn bench_cost(
         Some(path) => PriceTable::from_path(path)?,
         None => PriceTable::aws_default(),
     };
-    let bills = monthly_bills(&results, &MonthPricing::new(&results, prices)?, rates)?;
+    let pricing = MonthPricing::new(&results, prices)?;
+    let bills = monthly_bills_for(&results, &pricing, rates, compute)?;
     Ok(if json {
         serde_json::to_string_pretty(&bills)? + "\n"
     } else {
@@ -61,6 +67,36 @@ pub fn markdown(bills: &MonthlyBills) -> String {
 
 /// The run, the prices and the month the bills stand on, in words.
 pub fn basis(bills: &MonthlyBills) -> String {
+    let mut basis = run_basis(bills);
+    if !bills.priced_with.is_empty() && bills.priced_with != bills.price_table_version {
+        basis.push_str(&format!(
+            " Priced with table {}, which prices every run as its own table did.",
+            bills.priced_with
+        ));
+    }
+    let fleets = bills
+        .scenarios
+        .iter()
+        .flat_map(|s| &s.architectures)
+        .flat_map(|a| &a.bills)
+        .filter_map(|b| b.fleet.as_ref());
+    if let Some(fleet) = fleets.into_iter().next() {
+        basis.push_str(&format!(
+            " On Lambda Managed Instances (LMI) there is no duration charge: {} instances ({}) at their on-demand price plus a \
+15 % management fee, every hour of the month, busy or idle, and $0.20 per million requests without the on-demand free tier. \
+The fleet is sized from the measured usage: at least 3 instances and 3 execution environments per function, \
+{} vCPU and at most {} invocations at once per environment, CPU kept at the target utilisation (docs/cost-model.md, \
+\"Lambda Managed Instances\").",
+            fleet.instance_type,
+            fleet.architecture,
+            fleet.vcpus_per_environment,
+            fleet.max_concurrency,
+        ));
+    }
+    basis
+}
+
+fn run_basis(bills: &MonthlyBills) -> String {
     let retention = bills.log_retention_days.map_or_else(
         || "kept forever, storage not priced".into(),
         |d| format!("{d} days"),
@@ -97,14 +133,22 @@ fn scenario_table(md: &mut String, scenario: &ScenarioBills, index: usize, rate:
     let names: Vec<&str> = runs.iter().map(|a| a.architecture.as_str()).collect();
     let _ = writeln!(md, "| line | {} |", names.join(" | "));
     let _ = writeln!(md, "|---|{}", "--:|".repeat(runs.len()));
-    for (line, heading) in first.lines.iter().enumerate() {
+    // Every heading any of them has, in bill order: an LMI bill has two
+    // lines an on-demand one does not.
+    let mut headings: Vec<&str> = Vec::new();
+    for line in runs.iter().flat_map(|a| &a.bills[index].lines) {
+        if !headings.contains(&line.heading.as_str()) {
+            headings.push(&line.heading);
+        }
+    }
+    for heading in headings {
         let cells: Vec<String> = runs
             .iter()
-            .map(|a| a.bills[index].lines.get(line).map_or(0.0, |l| l.usd))
-            .map(usd)
+            .map(|a| usd(a.bills[index].line_usd(heading)))
             .collect();
-        let _ = writeln!(md, "| {} | {} |", heading.heading, cells.join(" | "));
+        let _ = writeln!(md, "| {heading} | {} |", cells.join(" | "));
     }
+    fleet_rows(md, runs, index);
     let totals: [(&str, Figure); 3] = [
         ("**total**", |b| b.total_usd),
         ("free tier (the account's)", |b| b.free_tier_usd),
@@ -115,6 +159,35 @@ fn scenario_table(md: &mut String, scenario: &ScenarioBills, index: usize, rate:
         let _ = writeln!(md, "| {label} | {} |", cells.join(" | "));
     }
     md.push('\n');
+}
+
+/// On Lambda Managed Instances: the instances each month pays for, and what
+/// set their number.
+fn fleet_rows(md: &mut String, runs: &[ArchitectureBills], index: usize) {
+    let fleets: Vec<Option<&Fleet>> = runs.iter().map(|a| a.bills[index].fleet.as_ref()).collect();
+    if fleets.iter().all(Option::is_none) {
+        return;
+    }
+    let cells: Vec<String> = fleets
+        .iter()
+        .map(|fleet| {
+            fleet.map_or_else(
+                || "-".into(),
+                |f| {
+                    let environments: u32 = f.functions.iter().map(|x| x.environments).sum();
+                    let bound = match f.bound {
+                        Bound::Minimum => "the minimum",
+                        _ => "packing",
+                    };
+                    format!(
+                        "{} x {} ({environments} environments; {bound})",
+                        f.instances, f.instance_type
+                    )
+                },
+            )
+        })
+        .collect();
+    let _ = writeln!(md, "| LMI fleet | {} |", cells.join(" | "));
 }
 
 /// The first 12 characters of a commit.
@@ -130,7 +203,7 @@ mod tests {
     fn every_heading_of_every_architecture_and_the_break_even_are_printed() {
         let results = crate::testdata::results();
         let pricing = MonthPricing::new(&results, costmodel::PriceTable::aws_default()).unwrap();
-        let bills = monthly_bills(&results, &pricing, &[10.0]).unwrap();
+        let bills = crate::monthly::monthly_bills(&results, &pricing, &[10.0]).unwrap();
         let md = markdown(&bills);
         assert!(md.contains("30-day month (720 h)"), "{md}");
         assert!(

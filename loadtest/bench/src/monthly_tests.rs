@@ -92,12 +92,6 @@ fn bad_rates_other_price_tables_and_unpriced_runs_are_refused() {
         let err = monthly_bills(&results, &pricing, &[10.0, rate]).unwrap_err();
         assert!(matches!(err, MonthlyError::Rate(_)), "{err}");
     }
-    let mut other = results.clone();
-    other.price_table_version = "1999-01-01.1".into();
-    let err = MonthPricing::new(&other, PriceTable::aws_default())
-        .err()
-        .unwrap();
-    assert!(err.to_string().contains("1999-01-01.1"), "{err}");
     let mut unpriced = results.clone();
     unpriced.records.iter_mut().for_each(|r| r.cost = None);
     let err = monthly_bills(&unpriced, &pricing, &[1.0]).unwrap_err();
@@ -114,5 +108,141 @@ fn a_record_whose_metering_disagrees_with_its_bill_is_refused() {
     assert!(
         err.to_string().contains("orders-baseline / orders-direct"),
         "{err}"
+    );
+}
+
+/// The default table under another version, with HTTP APIs at `http_price`
+/// dollars per million.
+fn table(version: &str, http_price: &str) -> PriceTable {
+    let default = costmodel::DEFAULT_PRICES_CSV;
+    let ours = PriceTable::aws_default().version().to_string();
+    let text = default
+        .replace(
+            &format!("# version: {ours}"),
+            &format!("# version: {version}"),
+        )
+        .replace(
+            "apigateway,http_requests,price,request,1000000,1.00,",
+            &format!("apigateway,http_requests,price,request,1000000,{http_price},"),
+        );
+    PriceTable::parse(&text).unwrap()
+}
+
+#[test]
+fn another_table_is_used_only_if_it_prices_the_runs_as_they_were_priced() {
+    // GIVEN runs priced with the built-in table
+    let results = testdata::results();
+    // WHEN a newer table with the same prices (it only adds lines) prices them
+    let newer = MonthPricing::new(&results, table("2099-01-01.1", "1.00")).unwrap();
+    let bills = monthly_bills(&results, &newer, &[10.0]).unwrap();
+    // THEN the bills are those of the run's table, and name both tables
+    let ours = monthly_bills(&results, &pricing(&results), &[10.0]).unwrap();
+    assert_eq!(bills.scenarios, ours.scenarios);
+    assert_eq!(bills.priced_with, "2099-01-01.1");
+    assert_eq!(bills.price_table_version, results.price_table_version);
+    // AND a table with another price is refused, naming both versions
+    let other = MonthPricing::new(&results, table("1999-01-01.1", "1.10")).unwrap();
+    let err = monthly_bills(&results, &other, &[10.0]).unwrap_err();
+    assert!(matches!(err, MonthlyError::PriceTable { .. }), "{err}");
+    let message = err.to_string();
+    assert!(message.contains("1999-01-01.1"), "{message}");
+    assert!(message.contains(&results.price_table_version), "{message}");
+}
+
+fn both() -> Compute {
+    Compute::Both(FleetSettings::default())
+}
+
+#[test]
+fn on_lmi_each_architecture_pays_its_fleet_instead_of_its_duration() {
+    // GIVEN the runs billed on both compute types at 10 and 1,000 ok/s
+    let results = testdata::results();
+    let bills = monthly_bills_for(&results, &pricing(&results), &[10.0, 1000.0], &both()).unwrap();
+    let on_demand = bills_of(&bills, "orders-baseline", "orders-direct");
+    let managed = bills_of(
+        &bills,
+        "orders-baseline",
+        "orders-direct on LMI (c7g.large, modelled)",
+    );
+    // THEN the LMI bill has no duration line, and instance and fee lines
+    // whose ratio is the 15 % management fee
+    for bill in managed {
+        assert_eq!(bill.line_usd("Lambda duration"), 0.0);
+        let (instances, fee) = (
+            bill.line_usd("EC2 instances"),
+            bill.line_usd("LMI management fee"),
+        );
+        assert!(instances > 0.0);
+        assert!((fee / instances - 0.15).abs() < 1e-9, "{fee} / {instances}");
+        // AND everything else is the on-demand month's, less Lambda's free tier
+        let fleet = bill.fleet.as_ref().unwrap();
+        assert!(fleet.instances >= 3);
+        assert!(
+            (instances - f64::from(fleet.instances) * HOURS_PER_MONTH * 0.0725).abs() < 1e-6,
+            "{instances}"
+        );
+    }
+    for (od, lmi) in on_demand.iter().zip(managed) {
+        for heading in ["API Gateway", "Lambda requests", "SQS", "DynamoDB reads"] {
+            assert!(
+                (od.line_usd(heading) - lmi.line_usd(heading)).abs() < 1e-9,
+                "{heading}"
+            );
+        }
+        assert!(od.fleet.is_none());
+    }
+    // AND the minimum fleet makes LMI the dearer at 10 ok/s
+    assert!(managed[0].total_usd > on_demand[0].total_usd);
+}
+
+#[test]
+fn both_compute_types_are_compared_with_each_other_too() {
+    let results = testdata::results();
+    let bills = monthly_bills_for(&results, &pricing(&results), &[10.0], &both()).unwrap();
+    let baseline = bills
+        .scenarios
+        .iter()
+        .find(|s| s.scenario == "orders-baseline")
+        .unwrap();
+    // two architectures on two compute types: four; compared on-demand with
+    // on-demand, LMI with LMI, and each with itself: four pairs
+    assert_eq!(baseline.architectures.len(), 4);
+    assert_eq!(baseline.break_even.len(), 4);
+    let pair = baseline
+        .break_even
+        .iter()
+        .find(|p| p.a == "orders-direct" && p.b == "orders-direct on LMI (c7g.large, modelled)")
+        .unwrap();
+    // a fixed fleet against a bill proportional to the rate: they cross
+    // once, on-demand the cheaper below
+    let Crossing::At {
+        rates,
+        cheaper_below,
+        cheaper_above,
+    } = &pair.crossing
+    else {
+        panic!("{pair:?}");
+    };
+    assert_eq!(cheaper_below, "orders-direct");
+    assert_eq!(cheaper_above, "orders-direct on LMI (c7g.large, modelled)");
+    assert!(rates[0] > 1.0 && rates[0] < 100_000.0, "{rates:?}");
+    // AND managed alone bills only LMI
+    let managed = monthly_bills_for(
+        &results,
+        &pricing(&results),
+        &[10.0],
+        &Compute::Managed(FleetSettings::default()),
+    )
+    .unwrap();
+    let names: Vec<&str> = managed.scenarios[0]
+        .architectures
+        .iter()
+        .map(|a| a.architecture.as_str())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| n.ends_with("on LMI (c7g.large, modelled)")),
+        "{names:?}"
     );
 }

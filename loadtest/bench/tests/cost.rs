@@ -1,5 +1,5 @@
 //! `bench cost` against a hand calculation from the price table
-//! (`loadtest/prices/aws-prices.csv`, us-east-1, version 2026-12-01.1) on
+//! (`loadtest/prices/aws-prices.csv`, us-east-1, version 2026-12-03.1) on
 //! `tests/fixtures/sample-results.json`, and its errors.
 
 use std::path::{Path, PathBuf};

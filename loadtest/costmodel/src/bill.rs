@@ -30,11 +30,15 @@ pub struct BillLine {
 
 /// The heading a cost line is billed under; `None` for a service the
 /// headings do not know (a price table with more services than the report).
+/// Lambda Managed Instances' two lines ([`crate::managed`]) have headings of
+/// their own, after [`BILL_HEADINGS`]: on-demand bills do not show them.
 pub fn heading(line: &CostLine) -> Option<&'static str> {
     let heading = match (line.service.as_str(), line.price_item.as_str()) {
         ("apigateway", _) => "API Gateway",
         ("lambda", "requests") => "Lambda requests",
+        ("lambda", crate::managed::FEE_ITEM) => "LMI management fee",
         ("lambda", _) => "Lambda duration",
+        (crate::managed::EC2_SERVICE, _) => "EC2 instances",
         ("sqs", _) => "SQS",
         ("dynamodb", "read_request_units") => "DynamoDB reads",
         ("dynamodb", _) => "DynamoDB writes",

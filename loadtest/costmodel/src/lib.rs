@@ -11,6 +11,7 @@ mod error;
 pub mod examples;
 mod format;
 mod line;
+pub mod managed;
 mod metering;
 mod monthly;
 mod options;

@@ -1,12 +1,14 @@
 //! The report's monthly bills: per question, each scenario's architectures at
 //! 1, 10, 100 and 1,000 successful requests per second (a 30-day month, from
-//! the usage the run measured), and where their bills cross. Computed once
-//! here; `html` and `markdown` only render the tables and sentences.
+//! the usage the run measured), on-demand and on Lambda Managed Instances
+//! (a fleet modelled from the same usage, `costmodel::managed`), and where
+//! their bills cross: the rate at which LMI becomes the cheaper. Computed
+//! once here; `html` and `markdown` only render the tables and sentences.
 
 use costmodel::{quantity, usd, PriceTable};
 
 use super::answers::Table;
-use crate::monthly::{monthly_bills, MonthPricing, MonthlyError, STANDARD_RATES};
+use crate::monthly::{monthly_bills_for, Compute, MonthPricing, MonthlyError, STANDARD_RATES};
 use crate::monthly_render::basis;
 use crate::results::Results;
 
@@ -26,8 +28,10 @@ pub struct MonthlyBillsView {
 
 /// `None` when no run has a bill (a remote target without metering).
 pub fn monthly(results: &Results) -> Option<MonthlyBillsView> {
-    let bills = MonthPricing::new(results, PriceTable::aws_default())
-        .and_then(|pricing| monthly_bills(results, &pricing, &STANDARD_RATES));
+    let bills = MonthPricing::new(results, PriceTable::aws_default()).and_then(|pricing| {
+        let compute = Compute::Both(costmodel::managed::FleetSettings::default());
+        monthly_bills_for(results, &pricing, &STANDARD_RATES, &compute)
+    });
     let bills = match bills {
         Ok(bills) => bills,
         Err(MonthlyError::NothingToPrice) => return None,
@@ -70,7 +74,7 @@ pub fn monthly(results: &Results) -> Option<MonthlyBillsView> {
         }
     }
     let note = format!(
-        "{} Totals without the free tier; `bench cost --from results.json --rate R` prints every line of the bill at any rate.",
+        "{} Totals without the free tier; `bench cost --from results.json --rate R [--compute both]` prints every line of the bill at any rate.",
         basis(&bills)
     );
     Some(MonthlyBillsView { sections, note })
@@ -122,10 +126,21 @@ mod tests {
         // orders-baseline / orders-direct at 10 req/s: $103.57 (see tests/cost.rs)
         assert_eq!(orders.table.rows[0][0], "orders-baseline / orders-direct");
         assert_eq!(orders.table.rows[0][2], "$103.57");
-        assert_eq!(orders.table.rows.len(), 4);
-        assert_eq!(orders.break_even.len(), 2);
-        assert!(orders.break_even[0]
-            .starts_with("orders-baseline: orders-direct against orders-queue: never crosses"));
+        // each architecture on-demand, then on LMI (modelled)
+        assert_eq!(
+            orders.table.rows[1][0],
+            "orders-baseline / orders-direct on LMI (c7g.large, modelled)"
+        );
+        assert_eq!(orders.table.rows.len(), 8);
+        // per scenario: on-demand against on-demand, LMI against LMI, and
+        // each architecture against itself on LMI
+        assert_eq!(orders.break_even.len(), 8);
+        assert!(orders.break_even[0].starts_with(
+            "orders-baseline: orders-direct against orders-direct on LMI (c7g.large, modelled): the bills cross at"
+        ), "{:?}", orders.break_even);
+        assert!(orders.break_even.iter().any(
+            |s| s.starts_with("orders-baseline: orders-direct against orders-queue: never crosses")
+        ));
         assert!(view.note.contains("30-day month"), "{}", view.note);
     }
 
@@ -134,8 +149,14 @@ mod tests {
         let mut unpriced = crate::testdata::results();
         unpriced.records.iter_mut().for_each(|r| r.metering = None);
         assert!(monthly(&unpriced).is_none());
+        // runs priced with another table, at other prices
         let mut foreign = crate::testdata::results();
         foreign.price_table_version = "1999-01-01.1".into();
+        for r in &mut foreign.records {
+            if let Some(cost) = r.cost.as_mut() {
+                cost.total_usd *= 1.5;
+            }
+        }
         let view = monthly(&foreign).unwrap();
         assert!(view.sections.is_empty());
         assert!(view.note.contains("1999-01-01.1"), "{}", view.note);

@@ -1,0 +1,376 @@
+//! Lambda Managed Instances (LMI): what a set of functions costs a month when
+//! it runs on a capacity provider's EC2 instances instead of on-demand.
+//!
+//! AWS bills LMI in three parts (<https://aws.amazon.com/lambda/pricing/>,
+//! "Lambda Managed Instances pricing"): $0.20 per million requests, the EC2
+//! instances at the EC2 price, and a compute management fee of 15 % of the
+//! instances' on-demand price; "Lambda Managed Instances functions will not be
+//! paying separately for the execution duration of each request". Instances
+//! are billed busy or idle, so the month's bill is the fleet's size, which
+//! [`fleet`] estimates from measured usage with AWS's documented rules
+//! (<https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-scaling.html>):
+//!
+//! - each function keeps at least 3 execution environments ("The default
+//!   minimum is 3 execution environments across Availability Zones"), and a
+//!   capacity provider launches "three [instances] by default for AZ
+//!   resiliency";
+//! - an environment serves at most `PerExecutionEnvironmentMaxConcurrency`
+//!   invocations at once (Rust's default: 8 per vCPU,
+//!   <https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-rust.html>),
+//!   so the invocations in flight (rate x invocations per request x seconds
+//!   each: Little's law) set a floor;
+//! - the scaler keeps CPU utilisation at a target that leaves "enough headroom
+//!   for your traffic to double within 5 minutes without throttles"; AWS gives
+//!   no number, and doubling needs half the fleet idle: 50 % by default here.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{CostError, Result};
+use crate::line::CostLine;
+use crate::monthly::MonthlyCost;
+use crate::prices::{LineKind, RegionPrices};
+
+/// The price table's service for instance-hours, one item per instance type.
+pub const EC2_SERVICE: &str = "ec2";
+/// The price table's management fee: a `metering` line whose quantity is the
+/// fee's share of the instances' on-demand price.
+pub const FEE_ITEM: &str = "managed_instances_fee";
+
+/// An EC2 instance type's size (the EC2 instance type pages); its price is
+/// in the price table.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct InstanceShape {
+    pub name: &'static str,
+    /// `x86_64` or `arm64`, as Lambda spells it.
+    pub architecture: &'static str,
+    pub vcpus: u32,
+    pub memory_gib: f64,
+}
+
+const fn shape(
+    name: &'static str,
+    architecture: &'static str,
+    vcpus: u32,
+    memory_gib: f64,
+) -> InstanceShape {
+    InstanceShape {
+        name,
+        architecture,
+        vcpus,
+        memory_gib,
+    }
+}
+
+/// The types the price table prices: compute (2 GiB per vCPU) and general
+/// purpose (4 GiB per vCPU), Graviton and Intel; LMI takes `.large` and up.
+pub const INSTANCE_SHAPES: [InstanceShape; 10] = [
+    shape("c7g.large", "arm64", 2, 4.0),
+    shape("c7g.xlarge", "arm64", 4, 8.0),
+    shape("c7g.2xlarge", "arm64", 8, 16.0),
+    shape("m7g.large", "arm64", 2, 8.0),
+    shape("m7g.xlarge", "arm64", 4, 16.0),
+    shape("c6g.large", "arm64", 2, 4.0),
+    shape("c7i.large", "x86_64", 2, 4.0),
+    shape("c7i.xlarge", "x86_64", 4, 8.0),
+    shape("m7i.large", "x86_64", 2, 8.0),
+    shape("m7i.xlarge", "x86_64", 4, 16.0),
+];
+
+pub fn instance_shape(name: &str) -> Result<InstanceShape> {
+    INSTANCE_SHAPES
+        .iter()
+        .find(|s| s.name == name)
+        .copied()
+        .ok_or_else(|| {
+            let known: Vec<&str> = INSTANCE_SHAPES.iter().map(|s| s.name).collect();
+            CostError::InvalidUsage(format!(
+                "unknown instance type `{name}`; known: {}",
+                known.join(", ")
+            ))
+        })
+}
+
+/// What one function asks of the fleet, per public request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FunctionDemand {
+    pub name: String,
+    pub invocations_per_request: f64,
+    /// Wall time of one invocation, in seconds: it holds a concurrency slot
+    /// that long.
+    pub seconds_per_invocation: f64,
+    /// CPU time of one invocation, in seconds.
+    pub cpu_seconds_per_invocation: f64,
+}
+
+/// The capacity provider and the functions' `CapacityProviderConfig`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FleetSettings {
+    pub instance_type: String,
+    /// Each function's `MemorySize`, in GiB (LMI's smallest is 2).
+    pub environment_memory_gib: f64,
+    /// `ExecutionEnvironmentMemoryGiBPerVCpu`: 2, 4 or 8.
+    pub memory_gib_per_vcpu: f64,
+    /// `PerExecutionEnvironmentMaxConcurrency`; `None`: 8 per vCPU.
+    pub max_concurrency: Option<u32>,
+    /// Execution environments each function keeps (AWS's default 3).
+    pub min_environments: u32,
+    /// Instances the capacity provider keeps (AWS launches 3).
+    pub min_instances: u32,
+    /// CPU utilisation the scaler keeps the environments at, 0-1.
+    pub target_cpu_utilisation: f64,
+}
+
+/// Rust's default concurrency per vCPU on LMI.
+pub const RUST_CONCURRENCY_PER_VCPU: f64 = 8.0;
+
+impl Default for FleetSettings {
+    fn default() -> Self {
+        Self {
+            instance_type: "c7g.large".into(),
+            environment_memory_gib: 2.0,
+            memory_gib_per_vcpu: 2.0,
+            max_concurrency: None,
+            min_environments: 3,
+            min_instances: 3,
+            target_cpu_utilisation: 0.5,
+        }
+    }
+}
+
+/// What set a count: the minimum, the invocations in flight, the CPU, or
+/// (instances) how many environments fit on one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bound {
+    Minimum,
+    Concurrency,
+    Cpu,
+    Packing,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FunctionFleet {
+    pub name: String,
+    pub environments: u32,
+    /// Invocations in flight at the rate.
+    pub in_flight: f64,
+    /// vCPUs kept busy at the rate.
+    pub busy_vcpus: f64,
+    pub bound: Bound,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fleet {
+    pub requests_per_second: f64,
+    pub instance_type: String,
+    pub architecture: String,
+    pub instances: u32,
+    pub bound: Bound,
+    pub vcpus_per_environment: f64,
+    pub max_concurrency: u32,
+    pub environments_per_instance: u32,
+    pub functions: Vec<FunctionFleet>,
+}
+
+/// The fleet `demand` needs at `rate` public requests per second.
+pub fn fleet(demand: &[FunctionDemand], rate: f64, settings: &FleetSettings) -> Result<Fleet> {
+    validate(demand, rate, settings)?;
+    let instance = instance_shape(&settings.instance_type)?;
+    let vcpus_per_environment = settings.environment_memory_gib / settings.memory_gib_per_vcpu;
+    let max_concurrency = settings.max_concurrency.unwrap_or_else(|| {
+        (RUST_CONCURRENCY_PER_VCPU * vcpus_per_environment)
+            .floor()
+            .max(1.0) as u32
+    });
+    let functions: Vec<FunctionFleet> = demand
+        .iter()
+        .map(|d| function_fleet(d, rate, vcpus_per_environment, max_concurrency, settings))
+        .collect();
+    let by_cpu = (f64::from(instance.vcpus) / vcpus_per_environment).floor();
+    let by_memory = (instance.memory_gib / settings.environment_memory_gib).floor();
+    let environments_per_instance = by_cpu.min(by_memory) as u32;
+    if environments_per_instance == 0 {
+        return Err(CostError::InvalidUsage(format!(
+            "an execution environment of {} GiB and {vcpus_per_environment} vCPU does not fit on a {} ({} vCPU, {} GiB)",
+            settings.environment_memory_gib, instance.name, instance.vcpus, instance.memory_gib
+        )));
+    }
+    let environments: u32 = functions.iter().map(|f| f.environments).sum();
+    let packed = environments.div_ceil(environments_per_instance);
+    let (instances, bound) = if packed > settings.min_instances {
+        (packed, Bound::Packing)
+    } else {
+        (settings.min_instances, Bound::Minimum)
+    };
+    Ok(Fleet {
+        requests_per_second: rate,
+        instance_type: instance.name.to_string(),
+        architecture: instance.architecture.to_string(),
+        instances,
+        bound,
+        vcpus_per_environment,
+        max_concurrency,
+        environments_per_instance,
+        functions,
+    })
+}
+
+fn function_fleet(
+    demand: &FunctionDemand,
+    rate: f64,
+    vcpus_per_environment: f64,
+    max_concurrency: u32,
+    settings: &FleetSettings,
+) -> FunctionFleet {
+    let invocations_per_second = rate * demand.invocations_per_request;
+    let in_flight = invocations_per_second * demand.seconds_per_invocation;
+    let busy_vcpus = invocations_per_second * demand.cpu_seconds_per_invocation;
+    let count = |x: f64| x.ceil().min(f64::from(u32::MAX)) as u32;
+    let candidates = [
+        (settings.min_environments, Bound::Minimum),
+        (
+            count(in_flight / f64::from(max_concurrency)),
+            Bound::Concurrency,
+        ),
+        (
+            count(busy_vcpus / (vcpus_per_environment * settings.target_cpu_utilisation)),
+            Bound::Cpu,
+        ),
+    ];
+    // The first of the largest: a tie goes to the minimum, then concurrency.
+    let (environments, bound) =
+        candidates
+            .into_iter()
+            .fold(candidates[0], |best, c| if c.0 > best.0 { c } else { best });
+    FunctionFleet {
+        name: demand.name.clone(),
+        environments,
+        in_flight,
+        busy_vcpus,
+        bound,
+    }
+}
+
+fn validate(demand: &[FunctionDemand], rate: f64, settings: &FleetSettings) -> Result<()> {
+    let invalid = |message: String| Err(CostError::InvalidUsage(message));
+    if !(rate.is_finite() && rate >= 0.0) {
+        return invalid(format!(
+            "request rate {rate}/s must be a non-negative number"
+        ));
+    }
+    // CloudFormation's LambdaManagedInstancesCapacityProviderConfig: 2-8 GiB per vCPU.
+    if !(2.0..=8.0).contains(&settings.memory_gib_per_vcpu) {
+        return invalid(format!(
+            "memory per vCPU {} GiB is outside LMI's 2-8",
+            settings.memory_gib_per_vcpu
+        ));
+    }
+    // "The smallest supported function size is 2GB and 1vCPU" (scaling page).
+    if settings.environment_memory_gib < settings.memory_gib_per_vcpu.max(2.0) {
+        return invalid(format!(
+            "an environment of {} GiB is below LMI's smallest (2 GiB and one vCPU at {} GiB per vCPU)",
+            settings.environment_memory_gib, settings.memory_gib_per_vcpu
+        ));
+    }
+    if settings
+        .max_concurrency
+        .is_some_and(|c| !(1..=1600).contains(&c))
+    {
+        return invalid("PerExecutionEnvironmentMaxConcurrency must be 1-1,600".into());
+    }
+    if !(settings.target_cpu_utilisation > 0.0 && settings.target_cpu_utilisation <= 1.0) {
+        return invalid(format!(
+            "target CPU utilisation {} must be in (0, 1]",
+            settings.target_cpu_utilisation
+        ));
+    }
+    for d in demand {
+        let figures = [
+            d.invocations_per_request,
+            d.seconds_per_invocation,
+            d.cpu_seconds_per_invocation,
+        ];
+        if figures.iter().any(|x| !(x.is_finite() && *x >= 0.0)) {
+            return invalid(format!("{}: negative or non-finite demand", d.name));
+        }
+    }
+    Ok(())
+}
+
+/// The on-demand month `on_demand` billed on `fleet` instead: Lambda's
+/// duration lines (with their volume tiers and free GB-seconds) give way to
+/// the instances and the management fee for every hour of the month; Lambda's
+/// requests are billed at the same $0.20 per million but without the
+/// on-demand free tier (AWS does not say it applies to LMI); every other line
+/// (API Gateway, SQS, DynamoDB, logs, data transfer) is the same traffic's
+/// and stays.
+pub fn managed_monthly(
+    on_demand: &MonthlyCost,
+    fleet: &Fleet,
+    prices: &RegionPrices<'_>,
+) -> Result<MonthlyCost> {
+    let instance = instance_shape(&fleet.instance_type)?;
+    let ec2 = prices.get_for(
+        EC2_SERVICE,
+        instance.name,
+        LineKind::Price,
+        instance.architecture,
+    )?;
+    let fee_share = prices.get("lambda", FEE_ITEM, LineKind::Metering)?.quantity;
+    let instance_hours = f64::from(fleet.instances) * on_demand.hours_per_month;
+    let instances = CostLine::priced(
+        ec2,
+        &format!("instances ({})", instance.name),
+        "",
+        instance_hours,
+    );
+    let fee = CostLine {
+        service: "lambda".into(),
+        item: format!(
+            "management fee ({} % of the instances' on-demand price)",
+            fee_share * 100.0
+        ),
+        price_usd: ec2.usd_per_unit() * fee_share,
+        price_per: 1.0,
+        usd: instances.usd * fee_share,
+        price_item: FEE_ITEM.into(),
+        ..instances.clone()
+    };
+    let duration = |l: &&CostLine| !(l.service == "lambda" && l.price_item == "duration");
+    let not_lambda = |l: &&CostLine| l.service != "lambda";
+    let mut lines: Vec<CostLine> = on_demand.lines.iter().filter(duration).cloned().collect();
+    lines.extend([instances, fee]);
+    let volume_discounts: Vec<CostLine> = on_demand
+        .volume_discounts
+        .iter()
+        .filter(duration)
+        .cloned()
+        .collect();
+    let free_tier: Vec<CostLine> = on_demand
+        .free_tier
+        .iter()
+        .filter(not_lambda)
+        .cloned()
+        .collect();
+    let sum = |lines: &[CostLine]| lines.iter().map(|l| l.usd).sum::<f64>();
+    let without_free_tier = sum(&lines) + sum(&volume_discounts);
+    let with_free_tier = without_free_tier + sum(&free_tier);
+    let per_million = if on_demand.requests_per_month > 0.0 {
+        with_free_tier / on_demand.requests_per_month * 1e6
+    } else {
+        0.0
+    };
+    Ok(MonthlyCost {
+        lines,
+        volume_discounts,
+        free_tier,
+        usd_without_free_tier: without_free_tier,
+        usd_with_free_tier: with_free_tier,
+        usd_per_million_requests_with_free_tier: per_million,
+        ..on_demand.clone()
+    })
+}
+
+#[cfg(test)]
+#[path = "managed_tests.rs"]
+mod tests;
