@@ -133,6 +133,15 @@ pub fn block_in(text: &str, markers: Markers) -> Result<&str, ReadmeError> {
     Ok(&text[begin..end])
 }
 
+/// The lines of README's block that state the verdicts (each question's
+/// heading line and its bullets): what the results page must also say.
+pub fn verdict_lines(readme: &str) -> Result<Vec<&str>, ReadmeError> {
+    Ok(block_in(readme, README_MARKERS)?
+        .lines()
+        .filter(|line| line.starts_with("- *") || line.starts_with("**"))
+        .collect())
+}
+
 /// What the block says it was generated from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlockStamp {

@@ -133,11 +133,7 @@ fn every_verdict_line_of_the_readme_is_in_the_page() {
     let readme = rewrite(README, &block(&results())).unwrap();
     let page = rewrite_page(PAGE, &page_block(&results())).unwrap();
     let page_block = block_in(&page, PAGE_MARKERS).unwrap();
-    let verdict_lines: Vec<&str> = block_in(&readme, README_MARKERS)
-        .unwrap()
-        .lines()
-        .filter(|line| line.starts_with("- *") || line.starts_with("**"))
-        .collect();
+    let verdict_lines = verdict_lines(&readme).unwrap();
     assert!(verdict_lines.len() >= 4, "{readme}");
     for line in verdict_lines {
         assert!(page_block.contains(line), "{line}");
