@@ -182,14 +182,24 @@ impl BreakEven {
                 cheaper_below,
                 cheaper_above,
             } => {
-                let at: Vec<String> = rates.iter().map(|r| rate(*r)).collect();
+                let (first, last) = (rate(rates[0]), rate(rates[rates.len() - 1]));
+                let (a, b) = (&self.a, &self.b);
+                if rates.len() == 1 {
+                    return format!(
+                        "{a} against {b}: the bills cross at {first}: {cheaper_below} is cheaper below {first}, {cheaper_above} above {last}."
+                    );
+                }
+                // A fleet that grows an instance at a time bends its bill
+                // into steps, which a steady slope can cross several times.
+                let other = if cheaper_below == a { b } else { a };
+                let outside = if cheaper_below == cheaper_above {
+                    format!("{cheaper_below} is cheaper below {first} and above {last}, {other} in places between")
+                } else {
+                    format!("{cheaper_below} is cheaper below {first}, {cheaper_above} above {last}, either in places between")
+                };
                 format!(
-                    "{} against {}: the bills cross at {}: {cheaper_below} is cheaper below {}, {cheaper_above} above {}.",
-                    self.a,
-                    self.b,
-                    at.join(" and "),
-                    at[0],
-                    at[at.len() - 1]
+                    "{a} against {b}: the bills cross {} times between {first} and {last}: {outside}.",
+                    rates.len()
                 )
             }
             Crossing::Same => format!("{} and {}: the same bill at every rate.", self.a, self.b),
@@ -290,6 +300,41 @@ mod tests {
                 .contains("b is cheaper below 9.645 req/s, a above"),
             "{}",
             found.sentence()
+        );
+    }
+
+    #[test]
+    fn a_fleet_that_grows_in_steps_crosses_several_times_and_says_so() {
+        // GIVEN a: $100 an instance, one per 10 req/s; b: $11 a month per
+        // req/s, nothing fixed
+        let a = |r: f64| 100.0 * (r / 10.0).ceil().max(1.0);
+        let b = |r: f64| r * 11.0;
+        // WHEN compared
+        let found = compare(a, b);
+        // THEN b is cheaper below 100 / 11 = 9.09 req/s; above, each new
+        // instance ($100 a step) lifts a over b again for a while, until
+        // b's $110 per 10 req/s outruns the steps (at 100 req/s)
+        let Crossing::At {
+            rates,
+            cheaper_below,
+            cheaper_above,
+        } = &found.crossing
+        else {
+            panic!("{found:?}");
+        };
+        assert!(rates.len() >= 3, "{rates:?}");
+        assert!((rates[0] - 100.0 / 11.0).abs() < 1e-6, "{rates:?}");
+        assert!(rates[rates.len() - 1] <= 100.0 + 1e-6, "{rates:?}");
+        assert_eq!((cheaper_below.as_str(), cheaper_above.as_str()), ("b", "a"));
+        let sentence = found.sentence();
+        let expected = format!(
+            "a against b: the bills cross {} times between 9.091 req/s and",
+            rates.len()
+        );
+        assert!(sentence.starts_with(&expected), "{sentence}");
+        assert!(
+            sentence.contains("b is cheaper below 9.091 req/s, a above"),
+            "{sentence}"
         );
     }
 
