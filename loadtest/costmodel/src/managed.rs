@@ -352,23 +352,14 @@ pub fn managed_monthly(
         .filter(not_lambda)
         .cloned()
         .collect();
-    let sum = |lines: &[CostLine]| lines.iter().map(|l| l.usd).sum::<f64>();
-    let without_free_tier = sum(&lines) + sum(&volume_discounts);
-    let with_free_tier = without_free_tier + sum(&free_tier);
-    let per_million = if on_demand.requests_per_month > 0.0 {
-        with_free_tier / on_demand.requests_per_month * 1e6
-    } else {
-        0.0
-    };
-    Ok(MonthlyCost {
+    Ok(MonthlyCost::totalled(
+        on_demand.requests_per_second,
+        on_demand.hours_per_month,
+        on_demand.requests_per_month,
         lines,
         volume_discounts,
         free_tier,
-        usd_without_free_tier: without_free_tier,
-        usd_with_free_tier: with_free_tier,
-        usd_per_million_requests_with_free_tier: per_million,
-        ..on_demand.clone()
-    })
+    ))
 }
 
 #[cfg(test)]

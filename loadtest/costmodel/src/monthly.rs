@@ -54,25 +54,46 @@ pub(crate) fn monthly(
         .collect();
     let volume_discounts = volume_discounts(&scaled, prices);
     let free_tier = free_tier_credits(&scaled, prices);
-    let sum = |lines: &[CostLine]| lines.iter().map(|l| l.usd).sum::<f64>();
-    let without_free_tier = sum(&scaled) + sum(&volume_discounts);
-    let with_free_tier = without_free_tier + sum(&free_tier);
-    let per_million = if requests_per_month > 0.0 {
-        with_free_tier / requests_per_month * 1e6
-    } else {
-        0.0
-    };
-    Ok(MonthlyCost {
-        requests_per_second: rate,
-        hours_per_month: options.hours_per_month,
+    Ok(MonthlyCost::totalled(
+        rate,
+        options.hours_per_month,
         requests_per_month,
-        lines: scaled,
+        scaled,
         volume_discounts,
         free_tier,
-        usd_without_free_tier: without_free_tier,
-        usd_with_free_tier: with_free_tier,
-        usd_per_million_requests_with_free_tier: per_million,
-    })
+    ))
+}
+
+impl MonthlyCost {
+    /// A month of these lines, with its totals summed from them.
+    pub(crate) fn totalled(
+        requests_per_second: f64,
+        hours_per_month: f64,
+        requests_per_month: f64,
+        lines: Vec<CostLine>,
+        volume_discounts: Vec<CostLine>,
+        free_tier: Vec<CostLine>,
+    ) -> Self {
+        let sum = |lines: &[CostLine]| lines.iter().map(|l| l.usd).sum::<f64>();
+        let without_free_tier = sum(&lines) + sum(&volume_discounts);
+        let with_free_tier = without_free_tier + sum(&free_tier);
+        let per_million = if requests_per_month > 0.0 {
+            with_free_tier / requests_per_month * 1e6
+        } else {
+            0.0
+        };
+        Self {
+            requests_per_second,
+            hours_per_month,
+            requests_per_month,
+            lines,
+            volume_discounts,
+            free_tier,
+            usd_without_free_tier: without_free_tier,
+            usd_with_free_tier: with_free_tier,
+            usd_per_million_requests_with_free_tier: per_million,
+        }
+    }
 }
 
 /// Lines are priced at the first tier; the month's units beyond each higher tier's
