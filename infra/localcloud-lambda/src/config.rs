@@ -34,6 +34,19 @@ pub struct LambdaConfig {
     /// size as on AWS (the default), or unthrottled (`Off`).
     pub cpu_share: CpuShare,
     pub functions: Vec<FunctionConfig>,
+    /// Lambda Managed Instances' capacity providers; a managed function whose
+    /// provider is not here gets a fleet of its own of the default type.
+    pub capacity_providers: Vec<CapacityProvider>,
+}
+
+/// A capacity provider: the EC2 instances its functions' environments fill.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacityProvider {
+    pub name: String,
+    /// A type of [`localcloud_metrics::instances::INSTANCE_SHAPES`].
+    pub instance_type: String,
+    /// `MaxVCpuCount`: the fleet's vCPUs at most.
+    pub max_vcpu_count: Option<u32>,
 }
 
 impl Default for LambdaConfig {
@@ -52,6 +65,7 @@ impl Default for LambdaConfig {
             max_records: 1_000_000,
             cpu_share: CpuShare::default(),
             functions: Vec::new(),
+            capacity_providers: Vec::new(),
         }
     }
 }
@@ -79,8 +93,10 @@ pub struct FunctionConfig {
 
 /// How a function on Lambda Managed Instances sizes its execution
 /// environments (https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-execution-environment.html).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ManagedInstances {
+    /// The capacity provider's name (the last part of its ARN).
+    pub provider: String,
     /// `ExecutionEnvironmentMemoryGiBPerVCpu`: 2, 4 or 8.
     pub memory_gib_per_vcpu: u32,
     /// `PerExecutionEnvironmentMaxConcurrency`; `None` for the runtime's default.
@@ -97,6 +113,14 @@ impl ManagedInstances {
     /// (a 4,096 MB function at 2 GiB per vCPU has two).
     pub fn vcpus(&self, memory_mb: u32) -> f64 {
         f64::from(memory_mb) / 1024.0 / f64::from(self.memory_gib_per_vcpu.max(1))
+    }
+
+    /// What one environment takes of an instance.
+    pub(crate) fn footprint(&self, memory_mb: u32) -> crate::fleet::Footprint {
+        crate::fleet::Footprint {
+            vcpus: self.vcpus(memory_mb),
+            memory_gib: f64::from(memory_mb) / 1024.0,
+        }
     }
 
     /// Invocations one environment serves at once (`AWS_LAMBDA_MAX_CONCURRENCY`).
@@ -133,7 +157,7 @@ impl FunctionConfig {
 
     /// `AWS_LAMBDA_MAX_CONCURRENCY` of a managed function's environments.
     pub fn max_concurrency(&self) -> Option<u32> {
-        self.managed.map(|m| m.concurrency(self.memory_mb))
+        self.managed.as_ref().map(|m| m.concurrency(self.memory_mb))
     }
 }
 
@@ -145,6 +169,7 @@ mod tests {
         FunctionConfig {
             memory_mb,
             managed: Some(ManagedInstances {
+                provider: "fleet".into(),
                 memory_gib_per_vcpu: ratio,
                 max_concurrency: max,
             }),

@@ -438,6 +438,7 @@ mod tests {
         let mut function = FunctionConfig::new("orders", "/opt/fns/orders");
         function.memory_mb = 4096;
         function.managed = Some(crate::config::ManagedInstances {
+            provider: "fleet".into(),
             memory_gib_per_vcpu: 2,
             max_concurrency: Some(32),
         });

@@ -30,8 +30,9 @@
 //! Layout: `service` (lifecycle, metrics, the Invoke operation), `state`
 //! (what the service shares with its background work), `invocation`
 //! (one attempt in one environment), `environment` (a process and its
-//! `runtime_api`), `managed` and `multi` (Lambda Managed Instances:
-//! environments that serve many invocations at once), `attempt` (what both
+//! `runtime_api`), `managed`, `multi` and `fleet` (Lambda Managed Instances:
+//! environments that serve many invocations at once, on a capacity
+//! provider's instances), `attempt` (what both
 //! kinds of attempt share), `concurrency`, `async_invoke` (Event retries), `api`
 //! (REST-JSON routes), `metering`, `cpu` (CPU time of the function processes,
 //! by named thread), `cpu_share` (CPU in proportion to memory, as on AWS), `failures` (Lambda's own error documents), `faults`
@@ -47,6 +48,7 @@ pub mod cpu_share;
 mod environment;
 mod failures;
 mod faults;
+mod fleet;
 mod function;
 mod invocation;
 mod logs;
@@ -59,8 +61,12 @@ mod service;
 mod state;
 
 pub use concurrency::{ACCOUNT_LIMIT_EXCEEDED, RESERVED_LIMIT_EXCEEDED};
-pub use config::{Architecture, CpuShare, FunctionConfig, LambdaConfig, ManagedInstances};
+pub use config::{
+    Architecture, CapacityProvider, CpuShare, FunctionConfig, LambdaConfig, ManagedInstances,
+};
 pub use cpu_share::CpuShareMode;
 pub use faults::FaultStats;
+pub use fleet::{DOUBLING_WINDOW, MIN_ENVIRONMENTS, MIN_INSTANCES};
+pub use managed::SCALING_THROTTLE_REASON;
 pub use metering::{FunctionMetrics, InvocationRecord, LambdaMetrics, Outcome};
 pub use service::LambdaService;

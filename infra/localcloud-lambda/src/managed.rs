@@ -2,9 +2,13 @@
 //! a free slot in one of its multi-concurrent environments (see `multi`),
 //! the event, the answer, the record.
 //!
-//! Where every environment is full, another starts at once, standing in for
-//! Lambda's scaler, which adds environments from CPU use rather than per
-//! request ("Scaling Lambda Managed Instances",
+//! Each function starts its minimum environments with the service (Lambda
+//! starts three before the function is active). Where every environment is
+//! full, another starts at once, standing in for Lambda's scaler, which
+//! adds environments from CPU use and concurrency saturation rather than per
+//! request, as long as the fleet allows it (see `fleet`: at most double
+//! within five minutes, `MaxVCpuCount`); otherwise the invocation is
+//! throttled ("Scaling Lambda Managed Instances",
 //! https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-scaling.html).
 //! Invocations that arrive while one starts wait for its slots.
 
@@ -20,6 +24,7 @@ use crate::attempt::{settle, shutting_down, Attempt};
 use crate::concurrency::Slot;
 use crate::environment::{Environment, InitFailure};
 use crate::failures;
+use crate::fleet::{ScaleRefusal, MIN_ENVIRONMENTS};
 use crate::function::Function;
 use crate::metering::Outcome;
 use crate::multi::{Hooks, MultiEnvironment};
@@ -31,6 +36,17 @@ type Reserved = (
     OwnedSemaphorePermit,
     Option<Duration>,
 );
+
+/// The throttle reason of an invocation the fleet has no room for. AWS
+/// documents these throttles (HTTP 429) but not their reason; this is the
+/// nearest of the Invoke API's `ThrottleReason` values.
+pub const SCALING_THROTTLE_REASON: &str = "ConcurrentInvocationLimitExceeded";
+
+/// Why no environment could be had.
+pub(crate) enum NoEnvironment {
+    Refused(ScaleRefusal),
+    Init(InitFailure),
+}
 
 impl Inner {
     pub(crate) async fn run_managed(
@@ -44,7 +60,17 @@ impl Inner {
             Some((env, env_slot)) => (env, env_slot, None),
             None => match self.reserve_or_start(function).await {
                 Ok(reserved) => reserved,
-                Err(failure) => return self.init_failed(attempt, failure, slot),
+                Err(NoEnvironment::Init(failure)) => {
+                    return self.init_failed(attempt, failure, slot)
+                }
+                Err(NoEnvironment::Refused(_)) => {
+                    drop(slot);
+                    let record = attempt.record(Outcome::Throttled, 0.0, None, None, None);
+                    self.meter.record(record);
+                    return Err(InvokeError::Throttled {
+                        reason: SCALING_THROTTLE_REASON.to_string(),
+                    });
+                }
             },
         };
         attempt.start = Utc::now();
@@ -80,41 +106,107 @@ impl Inner {
 
     /// A slot in an environment started meanwhile by another invocation, or
     /// in a new one (with its init duration).
-    async fn reserve_or_start(&self, function: &Arc<Function>) -> Result<Reserved, InitFailure> {
+    async fn reserve_or_start(&self, function: &Arc<Function>) -> Result<Reserved, NoEnvironment> {
         let _starting = function.fleet_start.lock().await;
         if let Some((env, slot)) = function.reserve_managed() {
             return Ok((env, slot, None));
         }
+        let (env, init) = self.start_managed(function).await?;
+        let slot = env
+            .try_reserve()
+            .ok_or(NoEnvironment::Init(InitFailure::ShuttingDown))?;
+        Ok((env, slot, Some(init)))
+    }
+
+    /// A new environment of `function`, if its fleet has room for it.
+    async fn start_managed(
+        &self,
+        function: &Arc<Function>,
+    ) -> Result<(Arc<MultiEnvironment>, Duration), NoEnvironment> {
+        let fleet = self.fleet(function).cloned();
+        if let (Some(fleet), Some(managed)) = (&fleet, &function.config.managed) {
+            let size = managed.footprint(function.config.memory_mb);
+            fleet
+                .add(&function.config.name, size, Instant::now())
+                .map_err(NoEnvironment::Refused)?;
+        }
+        let gone = |fleet: &Option<Arc<crate::fleet::Fleet>>| {
+            if let Some(fleet) = fleet {
+                fleet.remove(&function.config.name, Instant::now());
+            }
+        };
         let mut shutdown = self.shutdown_signal();
-        let (env, init) = Environment::start(
+        let started = Environment::start(
             &function.config,
             &self.config,
             &self.cpu,
             &function.log,
             &mut shutdown,
         )
-        .await?;
+        .await;
+        let (env, init) = match started {
+            Ok(started) => started,
+            Err(failure) => {
+                gone(&fleet);
+                return Err(NoEnvironment::Init(failure));
+            }
+        };
         function.started(env.pid, env.share.throttle_source());
         let max = function.config.max_concurrency().unwrap_or(1);
         let env = MultiEnvironment::spawn(
             env,
             max,
             function.config.memory_mb,
-            hooks(function),
+            hooks(function, fleet),
             shutdown,
         );
         function.add_managed(env.clone());
-        let slot = env.try_reserve().ok_or(InitFailure::ShuttingDown)?;
-        Ok((env, slot, Some(init)))
+        Ok((env, init))
+    }
+
+    /// The environments Lambda starts before a function is active; a
+    /// failure is written to the function's log (invocations then start
+    /// environments as they need them).
+    pub(crate) async fn start_minimum(self: Arc<Self>, function: Arc<Function>) {
+        let _starting = function.fleet_start.lock().await;
+        for _ in 0..MIN_ENVIRONMENTS {
+            match self.start_managed(&function).await {
+                Ok(_) => {}
+                Err(NoEnvironment::Init(InitFailure::ShuttingDown)) => return,
+                Err(NoEnvironment::Init(failure)) => {
+                    let why = match failure {
+                        InitFailure::Spawn(err) => err.to_string(),
+                        InitFailure::Exited(status) => format!("the runtime exited ({status})"),
+                        InitFailure::Reported(_) => "the runtime reported an init error".into(),
+                        InitFailure::TimedOut => "the init phase timed out".into(),
+                        InitFailure::ShuttingDown => "the service is stopping".into(),
+                    };
+                    let m = format!("could not start the minimum environments: {why}");
+                    function.log.line(&m);
+                    return;
+                }
+                Err(NoEnvironment::Refused(refusal)) => {
+                    let m = format!("could not start the minimum environments: {refusal:?}");
+                    function.log.line(&m);
+                    return;
+                }
+            }
+        }
     }
 }
 
-/// CPU readings of the environment go to its function.
-fn hooks(function: &Arc<Function>) -> Hooks {
+/// CPU readings of the environment go to its function; its end, to the
+/// function and its fleet.
+fn hooks(function: &Arc<Function>, fleet: Option<Arc<crate::fleet::Fleet>>) -> Hooks {
     let sampler = function.clone();
     let retirer = function.clone();
     Hooks {
         sample: Box::new(move |env| sampler.sample_cpu(env)),
-        retire: Box::new(move |env| retirer.retire(env)),
+        retire: Box::new(move |env| {
+            retirer.retire(env);
+            if let Some(fleet) = fleet {
+                fleet.remove(&retirer.config.name, Instant::now());
+            }
+        }),
     }
 }

@@ -69,13 +69,20 @@ impl LambdaService {
         );
         let meter = Meter::new(config.max_records);
         let cpu = CpuController::new(config.cpu_share);
+        let fleets = crate::fleet::fleets_for(&config, Instant::now()).map_err(invalid)?;
         let inner = Arc::new(Inner::new(
             config,
             functions,
             Arc::new(concurrency),
             meter,
             cpu,
+            fleets,
         ));
+        for function in inner.functions.values() {
+            if function.config.managed.is_some() {
+                tokio::spawn(inner.clone().start_minimum(function.clone()));
+            }
+        }
         let reaper = tokio::spawn(reap_idle(inner.clone()));
         Ok(Arc::new(Self { inner, reaper }))
     }
@@ -127,6 +134,11 @@ impl LambdaService {
             concurrent_executions: account.now,
             peak_concurrent_executions: account.peak,
             functions,
+            capacity_providers: inner
+                .fleets
+                .iter()
+                .map(|(name, fleet)| (name.clone(), fleet.metrics(Instant::now())))
+                .collect(),
         }
     }
 
@@ -136,6 +148,9 @@ impl LambdaService {
         for function in self.inner.functions.values() {
             function.reset_cpu();
             function.log.reset_metering();
+        }
+        for fleet in self.inner.fleets.values() {
+            fleet.reset(Instant::now());
         }
     }
 

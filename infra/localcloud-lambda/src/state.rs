@@ -10,6 +10,7 @@ use tokio::sync::watch;
 use crate::concurrency::Concurrency;
 use crate::config::LambdaConfig;
 use crate::cpu_share::CpuController;
+use crate::fleet::Fleet;
 use crate::function::Function;
 use crate::metering::Meter;
 
@@ -20,6 +21,8 @@ pub(crate) struct Inner {
     pub meter: Meter,
     /// How environments get their CPU share.
     pub cpu: CpuController,
+    /// Lambda Managed Instances: each capacity provider's fleet, by name.
+    pub fleets: BTreeMap<String, Arc<Fleet>>,
     shutdown: watch::Sender<bool>,
 }
 
@@ -30,6 +33,7 @@ impl Inner {
         concurrency: Arc<Concurrency>,
         meter: Meter,
         cpu: CpuController,
+        fleets: BTreeMap<String, Arc<Fleet>>,
     ) -> Self {
         Self {
             config,
@@ -37,8 +41,15 @@ impl Inner {
             concurrency,
             meter,
             cpu,
+            fleets,
             shutdown: watch::Sender::new(false),
         }
+    }
+
+    /// The fleet a managed function's environments run on.
+    pub fn fleet(&self, function: &Function) -> Option<&Arc<Fleet>> {
+        let provider = &function.config.managed.as_ref()?.provider;
+        self.fleets.get(provider)
     }
 
     pub fn is_shutting_down(&self) -> bool {

@@ -90,6 +90,43 @@ pub struct LambdaMetrics {
     pub peak_concurrent_executions: u32,
     /// By function name.
     pub functions: BTreeMap<String, FunctionMetrics>,
+    /// Lambda Managed Instances, by capacity provider name.
+    pub capacity_providers: BTreeMap<String, CapacityProviderMetrics>,
+}
+
+/// A capacity provider's fleet: the EC2 instances its functions'
+/// environments fill, which the user pays for busy or idle.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapacityProviderMetrics {
+    /// The instance type whose size the environments fill (see
+    /// [`crate::instances`]).
+    pub instance_type: String,
+    pub instance_vcpus: u32,
+    /// Instances running now (at least three).
+    pub instances: u32,
+    pub peak_instances: u32,
+    /// Instances times seconds: what EC2 bills.
+    pub instance_seconds: f64,
+    /// Execution environments running now, of all its functions.
+    pub environments: u32,
+    /// Their vCPUs.
+    pub vcpus_allocated: f64,
+    /// Environments not started because the function's environments would
+    /// have more than doubled within five minutes, or the fleet passed
+    /// `MaxVCpuCount`: the invocations that wanted them were throttled.
+    pub scaling_refusals: u64,
+}
+
+impl CapacityProviderMetrics {
+    /// Its settings and levels (see [`crate::is_gauge`]); the rest are totals.
+    pub const GAUGES: &'static [&'static str] = field_names!(CapacityProviderMetrics {
+        instance_vcpus,
+        instances,
+        peak_instances,
+        environments,
+        vcpus_allocated,
+    });
 }
 
 impl LambdaMetrics {

@@ -11,6 +11,7 @@ mod fields;
 pub mod api;
 pub mod dynamodb;
 pub mod esm;
+pub mod instances;
 pub mod lambda;
 pub mod sqs;
 
@@ -24,7 +25,8 @@ pub use api::{ApiKind, ApiMetrics, ApiOutcome};
 pub use dynamodb::{DynamoDbMetrics, TableMetrics};
 pub use esm::EsmMetrics;
 pub use lambda::{
-    gb_seconds, Architecture, CpuShareMetrics, CpuShareMode, FunctionMetrics, LambdaMetrics,
+    gb_seconds, Architecture, CapacityProviderMetrics, CpuShareMetrics, CpuShareMode,
+    FunctionMetrics, LambdaMetrics,
 };
 pub use sqs::{QueueMetrics, SqsMetrics};
 
@@ -33,7 +35,8 @@ pub use sqs::{QueueMetrics, SqsMetrics};
 /// 4: every function says its named threads' CPU (`thread_cpu_ms`).
 /// 5: the CPU share (`lambda.cpu_share`; per function `cpu_share_vcpus`,
 /// `throttled_ms`, `run_queue_wait_ms`, `modeled_cpu_ms`).
-pub const VERSION: u32 = 5;
+/// 6: Lambda Managed Instances' fleets (`lambda.capacity_providers`).
+pub const VERSION: u32 = 6;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -55,10 +58,11 @@ pub struct MetricsDocument {
 /// section. Every other number of the document is a running total, so the
 /// difference of two documents (the bench's metering of one run) keeps the
 /// later value of these and subtracts the rest.
-pub const GAUGES: [&[&str]; 6] = [
+pub const GAUGES: [&[&str]; 7] = [
     MetricsDocument::GAUGES,
     LambdaMetrics::GAUGES,
     FunctionMetrics::GAUGES,
+    CapacityProviderMetrics::GAUGES,
     QueueMetrics::GAUGES,
     EsmMetrics::GAUGES,
     ApiMetrics::GAUGES,
@@ -167,6 +171,40 @@ mod tests {
     }
 
     #[test]
+    fn a_capacity_providers_fleet_round_trips_with_its_levels_as_gauges() {
+        // GIVEN a fleet of four instances that ran for 100 s
+        let mut doc = MetricsDocument::new();
+        let fleet = CapacityProviderMetrics {
+            instance_type: "c7g.large".into(),
+            instance_vcpus: 2,
+            instances: 4,
+            peak_instances: 5,
+            instance_seconds: 400.0,
+            environments: 7,
+            vcpus_allocated: 7.0,
+            scaling_refusals: 2,
+        };
+        doc.lambda.capacity_providers.insert("fleet".into(), fleet);
+        // WHEN serialised, THEN it reads back by provider name
+        let value = serde_json::to_value(&doc).unwrap();
+        assert_eq!(
+            value["lambda"]["capacity_providers"]["fleet"]["instances"],
+            4
+        );
+        assert_eq!(MetricsDocument::from_value(value).unwrap(), doc);
+        // AND its levels are gauges, its totals are not
+        for level in [
+            "instances",
+            "peak_instances",
+            "environments",
+            "vcpus_allocated",
+        ] {
+            assert!(is_gauge(level), "{level}");
+        }
+        assert!(!is_gauge("instance_seconds") && !is_gauge("scaling_refusals"));
+    }
+
+    #[test]
     fn another_version_is_named_as_such() {
         let err = MetricsDocument::from_json(r#"{"version": 1}"#).unwrap_err();
         assert!(err.to_string().contains("version 1"), "{err}");
@@ -219,6 +257,9 @@ mod tests {
         doc.lambda
             .functions
             .insert("f".into(), FunctionMetrics::default());
+        doc.lambda
+            .capacity_providers
+            .insert("p".into(), CapacityProviderMetrics::default());
         doc.sqs.queues.insert("q".into(), QueueMetrics::default());
         doc.event_source_mappings.push(EsmMetrics::new("f", "q"));
         doc.apis
@@ -229,6 +270,10 @@ mod tests {
             (&value, MetricsDocument::GAUGES),
             (&value["lambda"], LambdaMetrics::GAUGES),
             (&value["lambda"]["functions"]["f"], FunctionMetrics::GAUGES),
+            (
+                &value["lambda"]["capacity_providers"]["p"],
+                CapacityProviderMetrics::GAUGES,
+            ),
             (&value["sqs"]["queues"]["q"], QueueMetrics::GAUGES),
             (&value["event_source_mappings"][0], EsmMetrics::GAUGES),
             (&value["apis"]["a"], ApiMetrics::GAUGES),

@@ -5,8 +5,9 @@
 //!   (https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/sam-resource-capacityprovider.html)
 //!   and `AWS::Lambda::CapacityProvider`
 //!   (https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-lambda-capacityprovider.html):
-//!   only the name and `MaxVCpuCount` matter locally; networking, roles,
-//!   instance types and keys are ignored with a warning.
+//!   the name, `MaxVCpuCount` and `InstanceRequirements` (the instance type
+//!   whose size the local cloud fills and meters) matter locally; networking,
+//!   roles and keys are ignored with a warning.
 //! - SAM's function property `CapacityProviderConfig` (`Arn`,
 //!   `ExecutionEnvironmentMemoryGiBPerVCpu`, `PerExecutionEnvironmentMaxConcurrency`:
 //!   https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/sam-property-function-capacityproviderconfig.html),
@@ -31,7 +32,6 @@ const SAM_IGNORED: &[&str] = &[
     "OperatorRole",
     "Tags",
     "PropagateTags",
-    "InstanceRequirements",
     "LoggingConfig",
     "KmsKeyArn",
     "ManagedResourceTags",
@@ -41,7 +41,6 @@ const CFN_IGNORED: &[&str] = &[
     "PermissionsConfig",
     "Tags",
     "PropagateTags",
-    "InstanceRequirements",
     "KmsKeyArn",
 ];
 
@@ -67,14 +66,15 @@ pub(crate) fn capacity_provider(
     r: &mut Reader,
 ) -> Option<CapacityProvider> {
     let at = At::resource(id).child("Properties");
-    let (scaling_key, ignored) = if ty == SAM_TYPE {
+    let sam = ty == SAM_TYPE;
+    let (scaling_key, ignored) = if sam {
         ("ScalingConfig", SAM_IGNORED)
     } else {
         ("CapacityProviderScalingConfig", CFN_IGNORED)
     };
     check_keys(
         props,
-        &["CapacityProviderName", scaling_key],
+        &["CapacityProviderName", scaling_key, "InstanceRequirements"],
         ignored,
         &at,
         r.diags,
@@ -95,12 +95,85 @@ pub(crate) fn capacity_provider(
         check_keys(&scaling.value, &["MaxVCpuCount"], &policies, &at, r.diags);
         r.u32(&scaling.value, "MaxVCpuCount", &at)
     });
+    let (architecture, allowed_instance_types) = instance_requirements(props, sam, &at, r)?;
     Some(CapacityProvider {
         logical_id: id.to_string(),
         name: name.to_string(),
         arn: arn(r, name),
         max_vcpu_count,
+        architecture,
+        allowed_instance_types,
     })
+}
+
+/// `InstanceRequirements`: the architecture (one; `x86_64` by default) and
+/// the allowed instance types (SAM `AllowedTypes`, CloudFormation
+/// `AllowedInstanceTypes`; empty: any). Excluded types change nothing
+/// locally. SAM: "You can choose to specify either AllowedTypes or
+/// ExcludedTypes ..., but not both"
+/// (https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/sam-property-capacityprovider-instancerequirements.html).
+fn instance_requirements(
+    props: &Node,
+    sam: bool,
+    at: &At,
+    r: &mut Reader,
+) -> Option<(String, Vec<String>)> {
+    let default = ("x86_64".to_string(), Vec::new());
+    let Some(entry) = props.get("InstanceRequirements") else {
+        return Some(default);
+    };
+    let at = at.child("InstanceRequirements");
+    let (allowed_key, excluded_key) = if sam {
+        ("AllowedTypes", "ExcludedTypes")
+    } else {
+        ("AllowedInstanceTypes", "ExcludedInstanceTypes")
+    };
+    let requirements = &entry.value;
+    check_keys(
+        requirements,
+        &["Architectures", allowed_key, excluded_key],
+        &[],
+        &at,
+        r.diags,
+    );
+    let architectures = string_list(requirements, "Architectures", &at, r)?;
+    let allowed = string_list(requirements, allowed_key, &at, r)?;
+    let excluded = string_list(requirements, excluded_key, &at, r)?;
+    let line = entry.key_line;
+    if !allowed.is_empty() && !excluded.is_empty() {
+        let m = format!("give {allowed_key} or {excluded_key}, not both");
+        r.diags.error(&at, line, m);
+        return None;
+    }
+    let architecture = match architectures.as_slice() {
+        [] => default.0,
+        [one] if one == "x86_64" || one == "arm64" => one.clone(),
+        other => {
+            let m = format!("Architectures must be one of x86_64 or arm64, got {other:?}");
+            r.diags.error(&at.child("Architectures"), line, m);
+            return None;
+        }
+    };
+    Some((architecture, allowed))
+}
+
+/// A list of strings (absent: empty); `None` after reporting anything else.
+fn string_list(map: &Node, key: &str, at: &At, r: &mut Reader) -> Option<Vec<String>> {
+    let Some((value, line)) = r.value(map, key, at) else {
+        return Some(Vec::new());
+    };
+    let items = match &value {
+        Value::Array(items) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_string))
+            .collect::<Option<Vec<String>>>(),
+        _ => None,
+    };
+    if items.is_none() {
+        let m = format!("{key} must be a list of strings, got {}", render(&value));
+        r.diags.error(&at.child(key), line, m);
+    }
+    items
 }
 
 /// The ARN `Fn::GetAtt Provider.Arn` gives.

@@ -142,6 +142,11 @@ pub struct CapacityProvider {
     /// `MaxVCpuCount` (SAM `ScalingConfig`, CloudFormation
     /// `CapacityProviderScalingConfig`): the fleet's vCPUs at most.
     pub max_vcpu_count: Option<u32>,
+    /// `InstanceRequirements.Architectures`: `x86_64` (the default) or `arm64`.
+    pub architecture: String,
+    /// `InstanceRequirements` `AllowedTypes` (SAM) or `AllowedInstanceTypes`
+    /// (CloudFormation); empty when any type may be used.
+    pub allowed_instance_types: Vec<String>,
 }
 
 /// A function's `CapacityProviderConfig`, validated as Lambda validates it.

@@ -492,6 +492,7 @@ fn start_lambda(
                 .capacity_provider
                 .as_ref()
                 .map(|c| ManagedInstances {
+                    provider: c.arn.rsplit(':').next().unwrap_or_default().to_string(),
                     memory_gib_per_vcpu: c.memory_gib_per_vcpu,
                     max_concurrency: c.per_environment_max_concurrency,
                 }),
@@ -506,11 +507,45 @@ fn start_lambda(
         account_id: ctx.account_id.clone(),
         cpu_share: config.cpu_share,
         functions,
+        capacity_providers: app
+            .capacity_providers
+            .iter()
+            .map(capacity_provider)
+            .collect::<Result<_, _>>()?,
         ..LambdaConfig::default()
     };
     LambdaService::start(lambda_config).map_err(|e| StackError::Start {
         what: "the Lambda service".into(),
         message: e.to_string(),
+    })
+}
+
+/// A capacity provider's fleet: the first allowed instance type the local
+/// cloud knows, or its default for the architecture when any is allowed.
+fn capacity_provider(
+    provider: &localcloud_template::CapacityProvider,
+) -> Result<localcloud_lambda::CapacityProvider, StackError> {
+    use localcloud_metrics::instances;
+    let instance_type = if provider.allowed_instance_types.is_empty() {
+        instances::default_instance_type(&provider.architecture).to_string()
+    } else {
+        let known = provider
+            .allowed_instance_types
+            .iter()
+            .find(|t| instances::instance_shape(t).is_some());
+        known.cloned().ok_or_else(|| StackError::Resource {
+            what: format!("capacity provider {}", provider.logical_id),
+            message: format!(
+                "none of its instance types {:?} is known to the local cloud (known: {})",
+                provider.allowed_instance_types,
+                instances::known_instance_types().join(", ")
+            ),
+        })?
+    };
+    Ok(localcloud_lambda::CapacityProvider {
+        name: provider.name.clone(),
+        instance_type,
+        max_vcpu_count: provider.max_vcpu_count,
     })
 }
 

@@ -36,58 +36,15 @@ pub const EC2_SERVICE: &str = "ec2";
 /// fee's share of the instances' on-demand price.
 pub const FEE_ITEM: &str = "managed_instances_fee";
 
-/// An EC2 instance type's size (the EC2 instance type pages); its price is
-/// in the price table.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct InstanceShape {
-    pub name: &'static str,
-    /// `x86_64` or `arm64`, as Lambda spells it.
-    pub architecture: &'static str,
-    pub vcpus: u32,
-    pub memory_gib: f64,
-}
-
-const fn shape(
-    name: &'static str,
-    architecture: &'static str,
-    vcpus: u32,
-    memory_gib: f64,
-) -> InstanceShape {
-    InstanceShape {
-        name,
-        architecture,
-        vcpus,
-        memory_gib,
-    }
-}
-
-/// The types the price table prices: compute (2 GiB per vCPU) and general
-/// purpose (4 GiB per vCPU), Graviton and Intel; LMI takes `.large` and up.
-pub const INSTANCE_SHAPES: [InstanceShape; 10] = [
-    shape("c7g.large", "arm64", 2, 4.0),
-    shape("c7g.xlarge", "arm64", 4, 8.0),
-    shape("c7g.2xlarge", "arm64", 8, 16.0),
-    shape("m7g.large", "arm64", 2, 8.0),
-    shape("m7g.xlarge", "arm64", 4, 16.0),
-    shape("c6g.large", "arm64", 2, 4.0),
-    shape("c7i.large", "x86_64", 2, 4.0),
-    shape("c7i.xlarge", "x86_64", 4, 8.0),
-    shape("m7i.large", "x86_64", 2, 8.0),
-    shape("m7i.xlarge", "x86_64", 4, 16.0),
-];
+pub use localcloud_metrics::instances::{InstanceShape, INSTANCE_SHAPES};
 
 pub fn instance_shape(name: &str) -> Result<InstanceShape> {
-    INSTANCE_SHAPES
-        .iter()
-        .find(|s| s.name == name)
-        .copied()
-        .ok_or_else(|| {
-            let known: Vec<&str> = INSTANCE_SHAPES.iter().map(|s| s.name).collect();
-            CostError::InvalidUsage(format!(
-                "unknown instance type `{name}`; known: {}",
-                known.join(", ")
-            ))
-        })
+    localcloud_metrics::instances::instance_shape(name).ok_or_else(|| {
+        CostError::InvalidUsage(format!(
+            "unknown instance type `{name}`; known: {}",
+            localcloud_metrics::instances::known_instance_types().join(", ")
+        ))
+    })
 }
 
 /// What one function asks of the fleet, per public request.

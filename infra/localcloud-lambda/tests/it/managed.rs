@@ -1,12 +1,18 @@
 //! Lambda Managed Instances: an environment serves many invocations at once
 //! through the real runtime's `run_concurrent` (the `concurrent` test
 //! function), each answered to its own caller, failures isolated; on-demand
-//! functions keep one invocation per environment at a time.
+//! functions keep one invocation per environment at a time. The fleet:
+//! three environments started before the first invocation, on at least
+//! three instances that are metered, and throttles when traffic more than
+//! doubles within five minutes.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use localcloud_lambda::{FunctionConfig, LambdaService, ManagedInstances};
+use localcloud_core::InvokeError;
+use localcloud_lambda::{
+    FunctionConfig, LambdaService, ManagedInstances, MIN_ENVIRONMENTS, SCALING_THROTTLE_REASON,
+};
 use serde_json::{json, Value};
 
 use crate::common::{config, function, invoke, json, start};
@@ -16,6 +22,7 @@ fn managed(name: &str, max_concurrency: Option<u32>, timeout: Duration) -> Funct
         memory_mb: 4096,
         timeout,
         managed: Some(ManagedInstances {
+            provider: "fleet".into(),
             memory_gib_per_vcpu: 2,
             max_concurrency,
         }),
@@ -56,7 +63,7 @@ async fn concurrent_invocations_run_together_in_one_environment() {
         Some(8),
         Duration::from_secs(10),
     )]));
-    // A first invocation starts the environment.
+    // A first invocation waits for the minimum environments to start.
     invoke_all(&service, "lmi", vec![json!({"ms": 0})]).await;
     let started = Instant::now();
     let answers = invoke_all(&service, "lmi", vec![json!({"ms": 1000}); 6]).await;
@@ -79,7 +86,8 @@ async fn concurrent_invocations_run_together_in_one_environment() {
     assert_eq!(peak, Some(6), "all six were in flight at once");
     // About one sleep, not six one after another.
     assert!(wall < Duration::from_millis(3000), "{wall:?}");
-    assert_eq!(service.process_ids().len(), 1);
+    // The others are the minimum environments, idle.
+    assert_eq!(service.process_ids().len(), MIN_ENVIRONMENTS as usize);
     service.shutdown().await;
 }
 
@@ -101,7 +109,12 @@ async fn a_handler_error_fails_only_its_own_invocation() {
         assert_eq!(error, &None, "{answer}");
         assert_eq!(answer["request_id"], request_id.as_str());
     }
-    assert_eq!(service.process_ids().len(), 1);
+    let pids: Vec<u64> = answers
+        .iter()
+        .filter_map(|(_, _, a)| a["pid"].as_u64())
+        .collect();
+    assert!(pids.iter().all(|&p| p == pids[0]), "one process: {pids:?}");
+    assert_eq!(service.process_ids().len(), MIN_ENVIRONMENTS as usize);
     service.shutdown().await;
 }
 
@@ -153,5 +166,77 @@ async fn on_demand_environments_take_one_invocation_at_a_time() {
     pids.sort();
     pids.dedup();
     assert_eq!(pids.len(), 3, "one environment each");
+    service.shutdown().await;
+}
+
+/// Waits (up to 20 s) until the service has `n` environment processes.
+async fn wait_for_environments(service: &LambdaService, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while service.process_ids().len() < n && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Lambda "starts three execution environments before marking your function
+/// version ACTIVE", on three instances; the fleet meters them busy or idle.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_managed_function_starts_three_environments_on_three_metered_instances() {
+    let service = start(config(vec![managed(
+        "lmi",
+        Some(2),
+        Duration::from_secs(10),
+    )]));
+    wait_for_environments(&service, 3).await;
+    assert_eq!(service.process_ids().len(), 3, "before any invocation");
+    let fleet = service.metrics().capacity_providers["fleet"].clone();
+    // 4,096 MB at 2 GiB per vCPU: one environment fills a c7i.large.
+    assert_eq!(fleet.instance_type, "c7i.large");
+    assert_eq!((fleet.instances, fleet.environments), (3, 3));
+    assert_eq!(fleet.vcpus_allocated, 6.0);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let metered = service.metrics().capacity_providers["fleet"].instance_seconds;
+    assert!(metered >= 3.0 * 0.5, "{metered}");
+    service.shutdown().await;
+}
+
+/// "If your traffic more than doubles within 5 minutes, you may see
+/// throttles": a new function may go from its three environments to six at
+/// once, not further; the invocations that wanted a seventh and eighth are
+/// throttled (429), counted by the function and the fleet.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn traffic_that_more_than_doubles_within_five_minutes_is_throttled() {
+    let service = start(config(vec![managed(
+        "lmi",
+        Some(1),
+        Duration::from_secs(20),
+    )]));
+    wait_for_environments(&service, 3).await;
+    let calls: Vec<_> = (0..8)
+        .map(|_| {
+            let service = service.clone();
+            tokio::spawn(async move { invoke(&service, "lmi", json!({"ms": 5000})).await })
+        })
+        .collect();
+    let (mut served, mut throttled) = (0, 0);
+    for call in calls {
+        match call.await.expect("joined") {
+            Ok(answer) => {
+                assert_eq!(answer.function_error, None);
+                served += 1;
+            }
+            Err(InvokeError::Throttled { reason }) => {
+                assert_eq!(reason, SCALING_THROTTLE_REASON);
+                throttled += 1;
+            }
+            Err(other) => panic!("{other}"),
+        }
+    }
+    assert_eq!((served, throttled), (6, 2));
+    let metrics = service.metrics();
+    assert_eq!(metrics.functions["lmi"].throttles, 2);
+    let fleet = &metrics.capacity_providers["fleet"];
+    assert_eq!(fleet.scaling_refusals, 2);
+    assert_eq!((fleet.environments, fleet.instances), (6, 6));
+    assert_eq!(service.process_ids().len(), 6);
     service.shutdown().await;
 }

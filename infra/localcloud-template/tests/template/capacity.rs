@@ -169,3 +169,69 @@ fn provider_names_are_checked() {
     );
     find(&errs, "capacity provider name `my.fleet`");
 }
+
+#[test]
+fn instance_requirements_give_the_architecture_and_allowed_types() {
+    let app = load(
+        "Resources:
+  Sam:
+    Type: AWS::Serverless::CapacityProvider
+    Properties:
+      InstanceRequirements: {Architectures: [arm64], AllowedTypes: [m7g.xlarge, c7g.large]}
+  Cfn:
+    Type: AWS::Lambda::CapacityProvider
+    Properties:
+      InstanceRequirements: {AllowedInstanceTypes: [c7i.large]}
+  Bare:
+    Type: AWS::Serverless::CapacityProvider
+    Properties:
+      InstanceRequirements: {ExcludedTypes: [t2.micro]}
+",
+    );
+    let [sam, cfn, bare] = app.capacity_providers.as_slice() else {
+        panic!("{:#?}", app.capacity_providers);
+    };
+    assert_eq!(sam.architecture, "arm64");
+    assert_eq!(sam.allowed_instance_types, ["m7g.xlarge", "c7g.large"]);
+    assert_eq!(cfn.architecture, "x86_64");
+    assert_eq!(cfn.allowed_instance_types, ["c7i.large"]);
+    assert_eq!(bare.architecture, "x86_64");
+    assert!(bare.allowed_instance_types.is_empty());
+    assert!(
+        !app.warnings
+            .iter()
+            .any(|w| w.path.contains("InstanceRequirements")),
+        "{:?}",
+        app.warnings
+    );
+}
+
+#[test]
+fn instance_requirements_are_checked() {
+    for (requirements, expected) in [
+        (
+            "{AllowedTypes: [c7g.large], ExcludedTypes: [t2.micro]}",
+            "not both",
+        ),
+        ("{Architectures: [arm64, x86_64]}", "one of x86_64 or arm64"),
+        ("{Architectures: [sparc]}", "one of x86_64 or arm64"),
+        ("{AllowedTypes: c7g.large}", "must be a list of strings"),
+        (
+            "{AllowedInstanceTypes: [c7g.large]}",
+            "AllowedInstanceTypes",
+        ),
+    ] {
+        let errs = errors(&format!(
+            "Resources:
+  Fleet:
+    Type: AWS::Serverless::CapacityProvider
+    Properties:
+      InstanceRequirements: {requirements}
+"
+        ));
+        assert!(
+            errs.iter().any(|e| e.to_string().contains(expected)),
+            "{requirements}: {errs:?}"
+        );
+    }
+}

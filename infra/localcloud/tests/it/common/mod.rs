@@ -85,6 +85,12 @@ pub async fn front_doors_app(log_dir: &std::path::Path) -> localcloud::LocalClou
     start_stack(fixture_stack("front-doors.yaml", &["http-echo"], log_dir)).await
 }
 
+/// One function on Lambda Managed Instances behind an HTTP API
+/// (`tests/fixtures/managed-app.yaml`), logging into `log_dir`.
+pub async fn managed_app(log_dir: &std::path::Path) -> localcloud::LocalCloud {
+    start_stack(fixture_stack("managed-app.yaml", &["concurrent"], log_dir)).await
+}
+
 /// `tests/fixtures/<fixture>` with the test functions `binaries` (built on demand).
 fn fixture_stack(
     fixture: &str,

@@ -1,0 +1,508 @@
+//! The fleet behind a capacity provider of Lambda Managed Instances: how many
+//! execution environments a function may have now, and how many EC2
+//! instances its environments fill (what the user pays for, busy or idle).
+//!
+//! The rules, from "Scaling Lambda Managed Instances"
+//! (https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-scaling.html):
+//! - "When you publish a function version with a capacity provider, Lambda
+//!   launches Managed Instances in your account. It launches three by default
+//!   for AZ resiliency and starts three execution environments before marking
+//!   your function version ACTIVE": [`MIN_INSTANCES`], [`MIN_ENVIRONMENTS`];
+//! - it "scales asynchronously based on CPU resource utilization and
+//!   multi-concurrency saturation", and "if your traffic more than doubles
+//!   within 5 minutes, you may see throttles as Lambda scales up instances and
+//!   execution environments to meet demand": here a function's environments
+//!   at most double over any [`DOUBLING_WINDOW`] ([`ScaleLimit`]), from the
+//!   three it starts with; an invocation that finds every slot busy at that
+//!   bound is throttled;
+//! - the capacity provider's `MaxVCpuCount` caps the vCPUs of its instances.
+//!
+//! Environments are placed on instances first fit, largest first; AWS does
+//! not document its placement, nor what each instance keeps for its agent
+//! and OS, so an instance's whole size is given to environments here.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use localcloud_metrics::instances::{self, InstanceShape};
+use localcloud_metrics::CapacityProviderMetrics;
+use parking_lot::Mutex;
+
+use crate::config::LambdaConfig;
+
+/// Instances a capacity provider runs at least.
+pub const MIN_INSTANCES: u32 = 3;
+/// Environments a function on a capacity provider keeps at least.
+pub const MIN_ENVIRONMENTS: u32 = 3;
+/// The time over which a function's environments may at most double.
+pub const DOUBLING_WINDOW: Duration = Duration::from_secs(300);
+
+/// An instance type's size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InstanceSize {
+    pub vcpus: u32,
+    pub memory_gib: f64,
+}
+
+/// What one execution environment takes of an instance.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Footprint {
+    pub vcpus: f64,
+    pub memory_gib: f64,
+}
+
+/// Why an environment cannot be added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScaleRefusal {
+    /// The function's environments would more than double within the window.
+    Doubling,
+    /// The provider's instances would pass `MaxVCpuCount`.
+    MaxVCpuCount,
+    /// The environment is larger than one instance.
+    TooLarge,
+}
+
+/// Instances that hold `environments` (first fit, largest first), at least
+/// [`MIN_INSTANCES`]; `None` when one is larger than an instance.
+pub fn instances_for(environments: &[Footprint], instance: InstanceSize) -> Option<u32> {
+    let capacity = Footprint {
+        vcpus: f64::from(instance.vcpus),
+        memory_gib: instance.memory_gib,
+    };
+    let fits = |free: &Footprint, env: &Footprint| {
+        // A little slack: 4,096 MB at 2 GiB per vCPU is 2.0 vCPUs exactly,
+        // but divisions of MB by 1,024 need not land on it.
+        free.vcpus + 1e-9 >= env.vcpus && free.memory_gib + 1e-9 >= env.memory_gib
+    };
+    let mut sorted = environments.to_vec();
+    sorted.sort_by(|a, b| b.vcpus.total_cmp(&a.vcpus));
+    let mut free: Vec<Footprint> = Vec::new();
+    for env in &sorted {
+        if !fits(&capacity, env) {
+            return None;
+        }
+        match free.iter_mut().find(|slot| fits(slot, env)) {
+            Some(slot) => {
+                slot.vcpus -= env.vcpus;
+                slot.memory_gib -= env.memory_gib;
+            }
+            None => free.push(Footprint {
+                vcpus: capacity.vcpus - env.vcpus,
+                memory_gib: capacity.memory_gib - env.memory_gib,
+            }),
+        }
+    }
+    Some((free.len() as u32).max(MIN_INSTANCES))
+}
+
+/// A function's environment counts over the last [`DOUBLING_WINDOW`].
+#[derive(Debug, Clone)]
+pub struct ScaleLimit {
+    /// (since when, environments from then on), oldest first; the first
+    /// entry was in force at the window's start.
+    counts: VecDeque<(Instant, u32)>,
+}
+
+impl ScaleLimit {
+    pub fn new(now: Instant, environments: u32) -> Self {
+        Self {
+            counts: VecDeque::from([(now, environments)]),
+        }
+    }
+
+    /// The function has `environments` from `now` on.
+    pub fn record(&mut self, now: Instant, environments: u32) {
+        self.counts.push_back((now, environments));
+        self.forget_before(now);
+    }
+
+    /// The most environments the function may have now: twice the fewest
+    /// it had at any moment of the last window, counting at least the
+    /// [`MIN_ENVIRONMENTS`] it starts with (so a new function may double
+    /// them at once).
+    pub fn allowed(&mut self, now: Instant) -> u32 {
+        self.forget_before(now);
+        let fewest = self.counts.iter().map(|&(_, n)| n).min().unwrap_or(0);
+        fewest.max(MIN_ENVIRONMENTS).saturating_mul(2)
+    }
+
+    /// Drops the counts that ended before the window began.
+    fn forget_before(&mut self, now: Instant) {
+        let Some(start) = now.checked_sub(DOUBLING_WINDOW) else {
+            return;
+        };
+        while self.counts.len() > 1 && self.counts[1].0 <= start {
+            self.counts.pop_front();
+        }
+    }
+}
+
+/// Instance-seconds of a capacity provider: its instance count over time.
+#[derive(Debug, Clone)]
+pub struct InstanceClock {
+    instances: u32,
+    since: Instant,
+    seconds: f64,
+    peak: u32,
+}
+
+impl InstanceClock {
+    pub fn new(now: Instant, instances: u32) -> Self {
+        Self {
+            instances,
+            since: now,
+            seconds: 0.0,
+            peak: instances,
+        }
+    }
+
+    /// The fleet has `instances` from `now` on.
+    pub fn set(&mut self, now: Instant, instances: u32) {
+        self.seconds = self.seconds_at(now);
+        self.since = now;
+        self.instances = instances;
+        self.peak = self.peak.max(instances);
+    }
+
+    /// Instance-seconds so far.
+    pub fn seconds_at(&self, now: Instant) -> f64 {
+        let running = now.saturating_duration_since(self.since).as_secs_f64();
+        self.seconds + running * f64::from(self.instances)
+    }
+
+    pub fn instances(&self) -> u32 {
+        self.instances
+    }
+
+    pub fn peak(&self) -> u32 {
+        self.peak
+    }
+
+    /// Starts the count again from `now` (the metrics' reset); the peak
+    /// restarts from the instances running.
+    pub fn reset(&mut self, now: Instant) {
+        self.seconds = 0.0;
+        self.since = now;
+        self.peak = self.instances;
+    }
+}
+
+/// One capacity provider's instances and the environments on them.
+pub(crate) struct Fleet {
+    instance_type: &'static str,
+    instance: InstanceSize,
+    max_vcpu_count: Option<u32>,
+    state: Mutex<FleetState>,
+}
+
+struct FleetState {
+    /// Per function: the size of its environments and how many run.
+    environments: BTreeMap<String, (Footprint, u32)>,
+    limits: BTreeMap<String, ScaleLimit>,
+    clock: InstanceClock,
+    /// Environments refused by the doubling bound or `MaxVCpuCount`.
+    refusals: u64,
+}
+
+impl Fleet {
+    /// A fleet of [`MIN_INSTANCES`] instances from `now`.
+    pub fn new(shape: InstanceShape, max_vcpu_count: Option<u32>, now: Instant) -> Self {
+        Self {
+            instance_type: shape.name,
+            instance: InstanceSize {
+                vcpus: shape.vcpus,
+                memory_gib: shape.memory_gib,
+            },
+            max_vcpu_count,
+            state: Mutex::new(FleetState {
+                environments: BTreeMap::new(),
+                limits: BTreeMap::new(),
+                clock: InstanceClock::new(now, MIN_INSTANCES),
+                refusals: 0,
+            }),
+        }
+    }
+
+    /// Takes room for one more environment of `function`, or says why not.
+    pub fn add(&self, function: &str, size: Footprint, now: Instant) -> Result<(), ScaleRefusal> {
+        let mut state = self.state.lock();
+        let refused = self.try_add(&mut state, function, size, now);
+        if refused.is_err() {
+            state.refusals += 1;
+        }
+        refused
+    }
+
+    fn try_add(
+        &self,
+        state: &mut FleetState,
+        function: &str,
+        size: Footprint,
+        now: Instant,
+    ) -> Result<(), ScaleRefusal> {
+        let count = state.environments.get(function).map_or(0, |&(_, n)| n);
+        let allowed = state
+            .limits
+            .entry(function.to_string())
+            .or_insert_with(|| ScaleLimit::new(now, count))
+            .allowed(now);
+        if count + 1 > allowed {
+            return Err(ScaleRefusal::Doubling);
+        }
+        let mut sizes = state.sizes();
+        sizes.push(size);
+        let instances = instances_for(&sizes, self.instance).ok_or(ScaleRefusal::TooLarge)?;
+        let grows = instances > state.clock.instances();
+        if grows
+            && self
+                .max_vcpu_count
+                .is_some_and(|max| instances * self.instance.vcpus > max)
+        {
+            return Err(ScaleRefusal::MaxVCpuCount);
+        }
+        state
+            .environments
+            .insert(function.to_string(), (size, count + 1));
+        if let Some(limit) = state.limits.get_mut(function) {
+            limit.record(now, count + 1);
+        }
+        state.clock.set(now, instances);
+        Ok(())
+    }
+
+    /// One environment of `function` has gone.
+    pub fn remove(&self, function: &str, now: Instant) {
+        let mut state = self.state.lock();
+        let Some((_, count)) = state.environments.get_mut(function) else {
+            return;
+        };
+        *count = count.saturating_sub(1);
+        let count = *count;
+        if let Some(limit) = state.limits.get_mut(function) {
+            limit.record(now, count);
+        }
+        let instances = instances_for(&state.sizes(), self.instance).unwrap_or(MIN_INSTANCES);
+        state.clock.set(now, instances);
+    }
+
+    pub fn metrics(&self, now: Instant) -> CapacityProviderMetrics {
+        let state = self.state.lock();
+        let sizes = state.sizes();
+        CapacityProviderMetrics {
+            instance_type: self.instance_type.to_string(),
+            instance_vcpus: self.instance.vcpus,
+            instances: state.clock.instances(),
+            peak_instances: state.clock.peak(),
+            instance_seconds: state.clock.seconds_at(now),
+            environments: sizes.len() as u32,
+            vcpus_allocated: sizes.iter().map(|s| s.vcpus).sum(),
+            scaling_refusals: state.refusals,
+        }
+    }
+
+    /// Totals start again from `now`; levels stay.
+    pub fn reset(&self, now: Instant) {
+        let mut state = self.state.lock();
+        state.clock.reset(now);
+        state.refusals = 0;
+    }
+}
+
+impl FleetState {
+    /// One entry per environment running.
+    fn sizes(&self) -> Vec<Footprint> {
+        self.environments
+            .values()
+            .flat_map(|&(size, count)| std::iter::repeat_n(size, count as usize))
+            .collect()
+    }
+}
+
+/// A fleet per capacity provider of the configuration, and one of the
+/// default type for each managed function whose provider it does not
+/// declare; an unknown instance type, or an environment larger than its
+/// instance, is an error naming them.
+pub(crate) fn fleets_for(
+    config: &LambdaConfig,
+    now: Instant,
+) -> Result<BTreeMap<String, std::sync::Arc<Fleet>>, String> {
+    let mut fleets = BTreeMap::new();
+    for provider in &config.capacity_providers {
+        let shape = instances::instance_shape(&provider.instance_type).ok_or_else(|| {
+            format!(
+                "capacity provider {}: unknown instance type `{}`; known: {}",
+                provider.name,
+                provider.instance_type,
+                instances::known_instance_types().join(", ")
+            )
+        })?;
+        let fleet = Fleet::new(shape, provider.max_vcpu_count, now);
+        fleets.insert(provider.name.clone(), std::sync::Arc::new(fleet));
+    }
+    for function in &config.functions {
+        let Some(managed) = &function.managed else {
+            continue;
+        };
+        let fleet = fleets.entry(managed.provider.clone()).or_insert_with(|| {
+            let name = instances::default_instance_type(function.architecture.as_str());
+            let shape = instances::instance_shape(name).expect("default types are known");
+            std::sync::Arc::new(Fleet::new(shape, None, now))
+        });
+        let size = managed.footprint(function.memory_mb);
+        if instances_for(&[size], fleet.instance).is_none() {
+            return Err(format!(
+                "function {}: an environment of {} vCPUs and {} GiB does not fit on a {} instance of capacity provider {}",
+                function.name, size.vcpus, size.memory_gib, fleet.instance_type, managed.provider
+            ));
+        }
+    }
+    Ok(fleets)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LARGE: InstanceSize = InstanceSize {
+        vcpus: 2,
+        memory_gib: 4.0,
+    };
+
+    fn env(vcpus: f64, memory_gib: f64) -> Footprint {
+        Footprint { vcpus, memory_gib }
+    }
+
+    #[test]
+    fn a_small_fleet_is_still_three_instances() {
+        assert_eq!(instances_for(&[], LARGE), Some(3));
+        assert_eq!(instances_for(&[env(1.0, 2.0); 3], LARGE), Some(3));
+    }
+
+    #[test]
+    fn environments_fill_instances_by_vcpus_and_memory() {
+        // Two 1-vCPU, 2 GiB environments per 2-vCPU, 4 GiB instance.
+        assert_eq!(instances_for(&[env(1.0, 2.0); 8], LARGE), Some(4));
+        assert_eq!(instances_for(&[env(1.0, 2.0); 9], LARGE), Some(5));
+        // Memory binds first at 4 GiB per vCPU: one per instance.
+        assert_eq!(instances_for(&[env(1.0, 4.0); 5], LARGE), Some(5));
+        // Largest first: the 2-vCPU ones take whole instances, the small
+        // ones pair up.
+        let mixed = [
+            env(1.0, 2.0),
+            env(2.0, 4.0),
+            env(1.0, 2.0),
+            env(2.0, 4.0),
+            env(1.0, 2.0),
+        ];
+        assert_eq!(instances_for(&mixed, LARGE), Some(4));
+    }
+
+    #[test]
+    fn an_environment_larger_than_an_instance_has_no_place() {
+        assert_eq!(instances_for(&[env(4.0, 8.0)], LARGE), None);
+        assert_eq!(instances_for(&[env(1.0, 8.0)], LARGE), None);
+    }
+
+    #[test]
+    fn environments_at_most_double_within_five_minutes() {
+        let t0 = Instant::now();
+        let mut limit = ScaleLimit::new(t0, 3);
+        assert_eq!(limit.allowed(t0), 6);
+        limit.record(t0 + Duration::from_secs(10), 6);
+        // Three environments were in force 4 minutes ago: still at most 6.
+        assert_eq!(limit.allowed(t0 + Duration::from_secs(240)), 6);
+        // Five minutes after the step to 6, the fewest of the window is 6.
+        assert_eq!(limit.allowed(t0 + Duration::from_secs(311)), 12);
+        limit.record(t0 + Duration::from_secs(320), 12);
+        assert_eq!(limit.allowed(t0 + Duration::from_secs(400)), 12);
+        assert_eq!(limit.allowed(t0 + Duration::from_secs(621)), 24);
+    }
+
+    #[test]
+    fn a_drop_in_environments_lowers_the_bound_for_a_window() {
+        let t0 = Instant::now();
+        let mut limit = ScaleLimit::new(t0, 10);
+        limit.record(t0 + Duration::from_secs(1), 2);
+        limit.record(t0 + Duration::from_secs(2), 10);
+        // Two environments (counted as the minimum three) were in force.
+        assert_eq!(limit.allowed(t0 + Duration::from_secs(100)), 6);
+        assert_eq!(limit.allowed(t0 + Duration::from_secs(303)), 20);
+    }
+
+    #[test]
+    fn a_new_function_may_double_its_minimum_environments_at_once() {
+        let t0 = Instant::now();
+        let mut limit = ScaleLimit::new(t0, 0);
+        assert_eq!(limit.allowed(t0), 2 * MIN_ENVIRONMENTS);
+        limit.record(t0, 1);
+        assert_eq!(limit.allowed(t0), 2 * MIN_ENVIRONMENTS);
+    }
+
+    fn c7g_large() -> InstanceShape {
+        localcloud_metrics::instances::instance_shape("c7g.large").unwrap()
+    }
+
+    #[test]
+    fn a_fleet_grows_instances_as_environments_fill_them_and_meters_them() {
+        let t0 = Instant::now();
+        let fleet = Fleet::new(c7g_large(), None, t0);
+        for _ in 0..6 {
+            fleet.add("f", env(1.0, 2.0), t0).unwrap();
+        }
+        // Six 1-vCPU environments fill the three instances; a seventh is
+        // refused within five minutes (3 would have been 6 at most anyway).
+        assert_eq!(
+            fleet.add("f", env(1.0, 2.0), t0),
+            Err(ScaleRefusal::Doubling)
+        );
+        let later = t0 + Duration::from_secs(301);
+        fleet.add("f", env(1.0, 2.0), later).unwrap();
+        let m = fleet.metrics(later + Duration::from_secs(10));
+        assert_eq!((m.instances, m.peak_instances, m.environments), (4, 4, 7));
+        assert_eq!(m.instance_type, "c7g.large");
+        assert_eq!(m.vcpus_allocated, 7.0);
+        assert_eq!(m.scaling_refusals, 1);
+        assert!((m.instance_seconds - (301.0 * 3.0 + 10.0 * 4.0)).abs() < 1e-6);
+        // Another function has its own bound, on the same instances.
+        fleet.add("g", env(1.0, 2.0), later).unwrap();
+        assert_eq!(fleet.metrics(later).instances, 4);
+        fleet.remove("f", later);
+        fleet.remove("g", later);
+        assert_eq!(fleet.metrics(later).instances, 3);
+    }
+
+    #[test]
+    fn max_vcpu_count_caps_the_instances() {
+        let t0 = Instant::now();
+        // Three 2-vCPU instances are 6 vCPUs: the minimum fleet fits, a
+        // fourth instance does not.
+        let fleet = Fleet::new(c7g_large(), Some(6), t0);
+        for _ in 0..6 {
+            fleet.add("f", env(1.0, 2.0), t0).unwrap();
+        }
+        let later = t0 + Duration::from_secs(400);
+        assert_eq!(
+            fleet.add("f", env(1.0, 2.0), later),
+            Err(ScaleRefusal::MaxVCpuCount)
+        );
+        assert_eq!(
+            fleet.add("big", env(4.0, 8.0), later),
+            Err(ScaleRefusal::TooLarge)
+        );
+    }
+
+    #[test]
+    fn instance_seconds_add_up_each_count_for_its_time() {
+        let t0 = Instant::now();
+        let mut clock = InstanceClock::new(t0, 3);
+        clock.set(t0 + Duration::from_secs(10), 5);
+        assert_eq!(clock.seconds_at(t0 + Duration::from_secs(10)), 30.0);
+        assert_eq!(clock.seconds_at(t0 + Duration::from_secs(20)), 80.0);
+        clock.set(t0 + Duration::from_secs(20), 3);
+        assert_eq!(clock.peak(), 5);
+        assert_eq!(clock.seconds_at(t0 + Duration::from_secs(30)), 110.0);
+        clock.reset(t0 + Duration::from_secs(30));
+        assert_eq!(clock.peak(), 3);
+        assert_eq!(clock.seconds_at(t0 + Duration::from_secs(31)), 3.0);
+    }
+}
