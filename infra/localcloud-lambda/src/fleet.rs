@@ -37,13 +37,6 @@ pub const MIN_ENVIRONMENTS: u32 = 3;
 /// The time over which a function's environments may at most double.
 pub const DOUBLING_WINDOW: Duration = Duration::from_secs(300);
 
-/// An instance type's size.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct InstanceSize {
-    pub vcpus: u32,
-    pub memory_gib: f64,
-}
-
 /// What one execution environment takes of an instance.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Footprint {
@@ -64,7 +57,7 @@ pub enum ScaleRefusal {
 
 /// Instances that hold `environments` (first fit, largest first), at least
 /// [`MIN_INSTANCES`]; `None` when one is larger than an instance.
-pub fn instances_for(environments: &[Footprint], instance: InstanceSize) -> Option<u32> {
+pub fn instances_for(environments: &[Footprint], instance: InstanceShape) -> Option<u32> {
     let capacity = Footprint {
         vcpus: f64::from(instance.vcpus),
         memory_gib: instance.memory_gib,
@@ -189,8 +182,7 @@ impl InstanceClock {
 
 /// One capacity provider's instances and the environments on them.
 pub(crate) struct Fleet {
-    instance_type: &'static str,
-    instance: InstanceSize,
+    instance: InstanceShape,
     max_vcpu_count: Option<u32>,
     state: Mutex<FleetState>,
 }
@@ -208,11 +200,7 @@ impl Fleet {
     /// A fleet of [`MIN_INSTANCES`] instances from `now`.
     pub fn new(shape: InstanceShape, max_vcpu_count: Option<u32>, now: Instant) -> Self {
         Self {
-            instance_type: shape.name,
-            instance: InstanceSize {
-                vcpus: shape.vcpus,
-                memory_gib: shape.memory_gib,
-            },
+            instance: shape,
             max_vcpu_count,
             state: Mutex::new(FleetState {
                 environments: BTreeMap::new(),
@@ -289,7 +277,7 @@ impl Fleet {
         let state = self.state.lock();
         let sizes = state.sizes();
         CapacityProviderMetrics {
-            instance_type: self.instance_type.to_string(),
+            instance_type: self.instance.name.to_string(),
             instance_vcpus: self.instance.vcpus,
             instances: state.clock.instances(),
             peak_instances: state.clock.peak(),
@@ -352,7 +340,7 @@ pub(crate) fn fleets_for(
         if instances_for(&[size], fleet.instance).is_none() {
             return Err(format!(
                 "function {}: an environment of {} vCPUs and {} GiB does not fit on a {} instance of capacity provider {}",
-                function.name, size.vcpus, size.memory_gib, fleet.instance_type, managed.provider
+                function.name, size.vcpus, size.memory_gib, fleet.instance.name, managed.provider
             ));
         }
     }
@@ -363,10 +351,8 @@ pub(crate) fn fleets_for(
 mod tests {
     use super::*;
 
-    const LARGE: InstanceSize = InstanceSize {
-        vcpus: 2,
-        memory_gib: 4.0,
-    };
+    /// 2 vCPUs, 4 GiB.
+    const LARGE: InstanceShape = localcloud_metrics::instances::INSTANCE_SHAPES[0];
 
     fn env(vcpus: f64, memory_gib: f64) -> Footprint {
         Footprint { vcpus, memory_gib }

@@ -130,11 +130,6 @@ impl Inner {
                 .add(&function.config.name, size, Instant::now())
                 .map_err(NoEnvironment::Refused)?;
         }
-        let gone = |fleet: &Option<Arc<crate::fleet::Fleet>>| {
-            if let Some(fleet) = fleet {
-                fleet.remove(&function.config.name, Instant::now());
-            }
-        };
         let mut shutdown = self.shutdown_signal();
         let started = Environment::start(
             &function.config,
@@ -147,7 +142,9 @@ impl Inner {
         let (env, init) = match started {
             Ok(started) => started,
             Err(failure) => {
-                gone(&fleet);
+                if let Some(fleet) = &fleet {
+                    fleet.remove(&function.config.name, Instant::now());
+                }
                 return Err(NoEnvironment::Init(failure));
             }
         };
