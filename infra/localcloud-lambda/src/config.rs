@@ -115,14 +115,6 @@ impl ManagedInstances {
         f64::from(memory_mb) / 1024.0 / f64::from(self.memory_gib_per_vcpu.max(1))
     }
 
-    /// What one environment takes of an instance.
-    pub(crate) fn footprint(&self, memory_mb: u32) -> crate::fleet::Footprint {
-        crate::fleet::Footprint {
-            vcpus: self.vcpus(memory_mb),
-            memory_gib: f64::from(memory_mb) / 1024.0,
-        }
-    }
-
     /// Invocations one environment serves at once (`AWS_LAMBDA_MAX_CONCURRENCY`).
     pub fn concurrency(&self, memory_mb: u32) -> u32 {
         self.max_concurrency.unwrap_or_else(|| {

@@ -28,7 +28,7 @@ use localcloud_metrics::instances::{self, InstanceShape};
 use localcloud_metrics::CapacityProviderMetrics;
 use parking_lot::Mutex;
 
-use crate::config::LambdaConfig;
+use crate::config::{LambdaConfig, ManagedInstances};
 
 /// Instances a capacity provider runs at least.
 pub const MIN_INSTANCES: u32 = 3;
@@ -42,6 +42,16 @@ pub const DOUBLING_WINDOW: Duration = Duration::from_secs(300);
 pub struct Footprint {
     pub vcpus: f64,
     pub memory_gib: f64,
+}
+
+impl Footprint {
+    /// What one environment of a managed function takes of an instance.
+    pub(crate) fn of(managed: &ManagedInstances, memory_mb: u32) -> Self {
+        Self {
+            vcpus: managed.vcpus(memory_mb),
+            memory_gib: f64::from(memory_mb) / 1024.0,
+        }
+    }
 }
 
 /// Why an environment cannot be added.
@@ -336,7 +346,7 @@ pub(crate) fn fleets_for(
             let shape = instances::instance_shape(name).expect("default types are known");
             std::sync::Arc::new(Fleet::new(shape, None, now))
         });
-        let size = managed.footprint(function.memory_mb);
+        let size = Footprint::of(managed, function.memory_mb);
         if instances_for(&[size], fleet.instance).is_none() {
             return Err(format!(
                 "function {}: an environment of {} vCPUs and {} GiB does not fit on a {} instance of capacity provider {}",

@@ -24,7 +24,7 @@ use crate::attempt::{settle, shutting_down, Attempt};
 use crate::concurrency::Slot;
 use crate::environment::{Environment, InitFailure};
 use crate::failures;
-use crate::fleet::{ScaleRefusal, MIN_ENVIRONMENTS};
+use crate::fleet::{Footprint, ScaleRefusal, MIN_ENVIRONMENTS};
 use crate::function::Function;
 use crate::metering::Outcome;
 use crate::multi::{Hooks, MultiEnvironment};
@@ -125,7 +125,7 @@ impl Inner {
     ) -> Result<(Arc<MultiEnvironment>, Duration), NoEnvironment> {
         let fleet = self.fleet(function).cloned();
         if let (Some(fleet), Some(managed)) = (&fleet, &function.config.managed) {
-            let size = managed.footprint(function.config.memory_mb);
+            let size = Footprint::of(managed, function.config.memory_mb);
             fleet
                 .add(&function.config.name, size, Instant::now())
                 .map_err(NoEnvironment::Refused)?;
