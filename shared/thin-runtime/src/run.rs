@@ -1,23 +1,31 @@
-//! The runtime's loop: INIT, then one invocation at a time, each answered
-//! or failed on the Runtime API.
+//! The runtime's loop: INIT, then invocations, each answered or failed on
+//! the Runtime API; one at a time (on-demand Lambda) or as many at once as
+//! `AWS_LAMBDA_MAX_CONCURRENCY` says (Lambda Managed Instances).
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 
+use crate::concurrent::{self, BlockOn};
 use crate::error::RuntimeError;
 use crate::function::{Function, FunctionError};
 use crate::runtime_api::RuntimeApi;
 
 /// Runs `init` (the INIT phase), then serves events until the Runtime API
 /// goes away. An `init` error is posted to `/runtime/init/error` and ends the
-/// process, as Lambda expects of a runtime.
-pub fn run<F: Function>(
+/// process, as Lambda expects of a runtime. On Lambda Managed Instances,
+/// which sets `AWS_LAMBDA_MAX_CONCURRENCY`, that many invocations are served
+/// at once ([`concurrent::run_concurrent_with`]); without it, one at a time.
+pub fn run<F: Function + Sync + 'static>(
     init: impl Future<Output = Result<F, FunctionError>>,
 ) -> Result<(), RuntimeError> {
-    run_with(RuntimeApi::from_env()?, init)
+    let api = RuntimeApi::from_env()?;
+    match concurrent::max_concurrency_from_env()? {
+        Some(pollers) => concurrent::run_concurrent_with(api, pollers, init),
+        None => run_with(api, init),
+    }
 }
 
-/// [`run`] on a given Runtime API.
+/// [`run`] on a given Runtime API, one invocation at a time.
 pub fn run_with<F: Function>(
     mut api: RuntimeApi,
     init: impl Future<Output = Result<F, FunctionError>>,
@@ -29,15 +37,37 @@ pub fn run_with<F: Function>(
             context: "starting the Tokio runtime".into(),
             source,
         })?;
-    let function = match tokio.block_on(init) {
-        Ok(function) => function,
+    let function = initialise(&mut api, &tokio, init)?;
+    Err(serve(&mut api, &function, &tokio))
+}
+
+/// The INIT phase on `tokio`; its error posted to the Runtime API.
+pub(crate) fn initialise<F>(
+    api: &mut RuntimeApi,
+    tokio: &tokio::runtime::Runtime,
+    init: impl Future<Output = Result<F, FunctionError>>,
+) -> Result<F, RuntimeError> {
+    match tokio.block_on(init) {
+        Ok(function) => Ok(function),
         Err(error) => {
             api.fail_init(&error)?;
-            return Err(RuntimeError::Init(error));
+            Err(RuntimeError::Init(error))
         }
-    };
+    }
+}
+
+/// Serves invocations from `api` until one of them leaves the runtime in a
+/// state it cannot go on from; that error.
+pub(crate) fn serve<F: Function>(
+    api: &mut RuntimeApi,
+    function: &F,
+    tokio: &impl BlockOn,
+) -> RuntimeError {
     loop {
-        let invocation = api.next_invocation()?;
+        let invocation = match api.next_invocation() {
+            Ok(invocation) => invocation,
+            Err(error) => return error,
+        };
         let _span = tracing::info_span!("invoke", requestId = %invocation.request_id).entered();
         let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
             tokio.block_on(function.invoke(&invocation.event))
@@ -49,9 +79,8 @@ pub fn run_with<F: Function>(
         };
         match posted {
             // "Non-recoverable state. Runtime should exit promptly." (Runtime API page)
-            Err(RuntimeError::Refused { status: 500, .. }) | Err(RuntimeError::Io { .. }) => {
-                return posted
-            }
+            Err(error @ RuntimeError::Refused { status: 500, .. })
+            | Err(error @ RuntimeError::Io { .. }) => return error,
             // A refused answer (too large, already answered) fails this
             // invocation only; Lambda reports it to the invoker.
             Err(e) => tracing::error!("{e}"),

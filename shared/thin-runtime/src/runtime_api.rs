@@ -55,6 +55,15 @@ impl RuntimeApi {
         }
     }
 
+    /// The same Runtime API on a connection of its own, for another poller.
+    pub fn sibling(&self) -> Self {
+        Self {
+            host: self.host.clone(),
+            base: self.base.clone(),
+            connection: None,
+        }
+    }
+
     /// Waits for the next event.
     pub fn next_invocation(&mut self) -> Result<Invocation, RuntimeError> {
         let path = format!("{}/{VERSION}/runtime/invocation/next", self.base);

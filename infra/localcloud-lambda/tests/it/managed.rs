@@ -18,6 +18,16 @@ use serde_json::{json, Value};
 use crate::common::{config, function, invoke, json, start};
 
 fn managed(name: &str, max_concurrency: Option<u32>, timeout: Duration) -> FunctionConfig {
+    managed_on("concurrent", name, max_concurrency, timeout)
+}
+
+/// A managed function of the test function `binary`.
+fn managed_on(
+    binary: &str,
+    name: &str,
+    max_concurrency: Option<u32>,
+    timeout: Duration,
+) -> FunctionConfig {
     FunctionConfig {
         memory_mb: 4096,
         timeout,
@@ -26,7 +36,7 @@ fn managed(name: &str, max_concurrency: Option<u32>, timeout: Duration) -> Funct
             memory_gib_per_vcpu: 2,
             max_concurrency,
         }),
-        ..function(name, "concurrent")
+        ..function(name, binary)
     }
 }
 
@@ -87,6 +97,50 @@ async fn concurrent_invocations_run_together_in_one_environment() {
     // About one sleep, not six one after another.
     assert!(wall < Duration::from_millis(3000), "{wall:?}");
     // The others are the minimum environments, idle.
+    assert_eq!(service.process_ids().len(), MIN_ENVIRONMENTS as usize);
+    service.shutdown().await;
+}
+
+/// The Conduit functions' runtime (`thin_runtime`) has its own concurrent
+/// mode: the same guarantees as `run_concurrent`'s, a panic included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_thin_runtime_serves_together_and_a_panic_fails_only_its_invocation() {
+    let function = managed_on("thin-concurrent", "thin", Some(8), Duration::from_secs(10));
+    let service = start(config(vec![function]));
+    invoke_all(&service, "thin", vec![json!({"ms": 0})]).await;
+    let mut payloads: Vec<Value> = (0..6).map(|n| json!({"ms": 1000, "tag": n})).collect();
+    payloads.push(json!({"ms": 1000, "fail": "bad order"}));
+    payloads.push(json!({"ms": 1000, "panic": "bad luck"}));
+    let started = Instant::now();
+    let answers = invoke_all(&service, "thin", payloads).await;
+    let wall = started.elapsed();
+    let pid = answers[0].2["pid"].as_u64().expect("a pid");
+    for (n, (_, error, answer)) in answers[..6].iter().enumerate() {
+        assert_eq!(error, &None, "{answer}");
+        assert_eq!(answer["tag"], n, "each caller gets its own answer");
+        assert_eq!(answer["pid"].as_u64(), Some(pid), "one process");
+        assert_eq!(answer["max_concurrency"], "8");
+    }
+    let (_, error, refused) = &answers[6];
+    assert_eq!(
+        (error.as_deref(), &refused["errorType"]),
+        (Some("Unhandled"), &json!("Refused"))
+    );
+    let (_, error, panicked) = &answers[7];
+    assert_eq!(error.as_deref(), Some("Unhandled"));
+    assert_eq!(panicked["errorType"], "Runtime.HandlerPanic", "{panicked}");
+    let peak = answers[..6]
+        .iter()
+        .map(|(_, _, a)| a["peak_in_flight"].as_u64().unwrap())
+        .max();
+    assert_eq!(peak, Some(8), "all eight were in flight at once");
+    assert!(
+        wall < Duration::from_millis(3000),
+        "about one sleep, not eight: {wall:?}"
+    );
+    // The process that panicked serves on.
+    let later = invoke_all(&service, "thin", vec![json!({"ms": 0, "tag": "after"})]).await;
+    assert_eq!(later[0].2["pid"].as_u64(), Some(pid), "{:?}", later[0]);
     assert_eq!(service.process_ids().len(), MIN_ENVIRONMENTS as usize);
     service.shutdown().await;
 }
