@@ -1,7 +1,9 @@
 //! `GET /orders/{size}` behind an HTTP API. `TRANSPORT` chooses how the
 //! back end is reached: `invoke` or `queue` (SQS request/reply).
 
-use lambda_http::{run, service_fn, Error, Request};
+use std::sync::Arc;
+
+use lambda_http::{run_concurrent, service_fn, Error, Request};
 use orders::settings::ApiSettings;
 
 // glibc's malloc and free were a sixth of a request's CPU.
@@ -16,17 +18,21 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 // measurement of its own; and `lambda_http` writes this function's response
 // document, which the thin runtime would have to write again.
 //
-// One invocation at a time per execution environment: one thread serves it
-// without waking others (docs/benchmarks.md, "CPU per request").
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Error> {
+// `run_concurrent` serves `AWS_LAMBDA_MAX_CONCURRENCY` invocations at once on
+// Lambda Managed Instances; without it (on-demand) it is `run`'s loop, one
+// invocation at a time, on one thread (`orders::runtime`).
+fn main() -> Result<(), Error> {
+    orders::runtime::tokio_runtime()?.block_on(serve())
+}
+
+async fn serve() -> Result<(), Error> {
     sdk_config::init_logs();
     let settings = ApiSettings::from_env()?;
     let config = sdk_config::load().await;
-    let transport = orders::api::transport_for(&settings, &config);
-    let transport = &transport;
-    run(service_fn(move |request: Request| async move {
-        Ok::<_, Error>(orders::api::handle(transport, &request).await)
+    let transport = Arc::new(orders::api::transport_for(&settings, &config));
+    run_concurrent(service_fn(move |request: Request| {
+        let transport = transport.clone();
+        async move { Ok::<_, Error>(orders::api::handle(transport.as_ref(), &request).await) }
     }))
     .await
 }

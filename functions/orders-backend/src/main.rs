@@ -2,7 +2,9 @@
 //! from a direct invoke, or SQS batches of requests from the queue path.
 //! It only reads its table, which the bench seeds (`bench seed-orders`).
 
-use lambda_runtime::{run, service_fn, Error, LambdaEvent};
+use std::sync::Arc;
+
+use lambda_runtime::{run_concurrent, service_fn, Error, LambdaEvent};
 use orders::settings::BackendSettings;
 use orders::OrdersBackend;
 use serde_json::Value;
@@ -17,24 +19,30 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 // (docs/benchmarks.md, "After: a thin runtime"). Moving would change the
 // baseline those results are compared with, without a measurement of its own.
 //
-// One invocation at a time per execution environment: one thread serves it
-// without waking others (docs/benchmarks.md, "CPU per request").
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Error> {
+// `run_concurrent` serves `AWS_LAMBDA_MAX_CONCURRENCY` invocations at once on
+// Lambda Managed Instances; without it (on-demand) it is `run`'s loop, one
+// invocation at a time, on one thread (`orders::runtime`).
+fn main() -> Result<(), Error> {
+    orders::runtime::tokio_runtime()?.block_on(serve())
+}
+
+async fn serve() -> Result<(), Error> {
     sdk_config::init_logs();
     let settings = BackendSettings::from_env()?;
     let config = sdk_config::load().await;
-    let backend = OrdersBackend::new(
+    let backend = Arc::new(OrdersBackend::new(
         aws_sdk_dynamodb::Client::new(&config),
         settings.table,
         settings.delay,
-    );
+    ));
     let sqs = aws_sdk_sqs::Client::new(&config);
-    let (backend, sqs) = (&backend, &sqs);
-    run(service_fn(move |event: LambdaEvent<Value>| async move {
-        orders::worker::handle(backend, sqs, event.payload)
-            .await
-            .map_err(Error::from)
+    run_concurrent(service_fn(move |event: LambdaEvent<Value>| {
+        let (backend, sqs) = (backend.clone(), sqs.clone());
+        async move {
+            orders::worker::handle(&backend, &sqs, event.payload)
+                .await
+                .map_err(Error::from)
+        }
     }))
     .await
 }

@@ -8,12 +8,14 @@
 //! - [`table`]: how orders are stored, and the seeding that stores them;
 //! - [`api`]: the public HTTP function, over any [`transport::Transport`];
 //! - [`worker`]: the back end's answers to direct invokes and SQS batches;
-//! - [`settings`]: every knob, read from the environment, with its default.
+//! - [`settings`]: every knob, read from the environment, with its default;
+//! - [`runtime`]: the Tokio runtime, by compute type.
 
 pub mod api;
 pub mod backend;
 pub mod error;
 pub mod model;
+pub mod runtime;
 pub mod settings;
 pub mod table;
 pub mod worker;
