@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks the deployable artefacts without an AWS account or a Docker engine
 # (called by .ci/run; installs what it needs itself):
-#   1. template.yaml, template-rest.yaml (its REST version) and
+#   1. template.yaml, template-rest.yaml (its REST version), template-lmi.yaml
+#      (its Lambda Managed Instances version) and
 #      infra/sam-starter/template.yaml: cfn-lint and `sam validate --lint`;
 #      samconfig.toml;
 #   2. every function binary of the template built by cargo lambda for
@@ -49,9 +50,9 @@ sam_bin="$cache/sam-venv/bin"
 "$sam_bin/cargo-lambda" lambda --version 2>/dev/null || "$sam_bin/cargo-lambda" --version
 shellcheck --version | sed -n 2p
 
-# template.yaml, its generated REST version (LocalStack's free plan) and the
-# sam init-shaped starter the local cloud runs in its tests.
-templates=(template.yaml template-rest.yaml infra/sam-starter/template.yaml)
+# template.yaml, its generated REST version (LocalStack's free plan) and LMI
+# version, and the sam init-shaped starter the local cloud runs in its tests.
+templates=(template.yaml template-rest.yaml template-lmi.yaml infra/sam-starter/template.yaml)
 
 step "1a. cfn-lint ${templates[*]} (errors and warnings fail)"
 "$sam_bin/cfn-lint" "${templates[@]}"

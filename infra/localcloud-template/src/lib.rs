@@ -54,6 +54,7 @@ mod emit;
 mod events;
 mod function;
 mod globals;
+mod lmi_variant;
 mod model;
 mod names;
 mod outputs;
@@ -68,6 +69,7 @@ mod scope;
 mod summary;
 mod table;
 mod template;
+mod variant;
 mod yaml;
 
 use std::path::Path;
@@ -76,6 +78,7 @@ pub use capacity::{DEFAULT_MEMORY_GIB_PER_VCPU, MEMORY_GIB_PER_VCPU};
 pub use context::ResolveContext;
 pub use diag::{Diagnostic, Severity, TemplateError};
 pub use function::cargo_binary;
+pub use lmi_variant::{lmi_variant, LMI_CAPACITY_PROVIDER, LMI_MIN_MEMORY_MB};
 pub use model::{
     Application, Bucket, Build, CapacityProvider, CapacityProviderConfig, Function, FunctionUrl,
     HttpApi, Parameter, Queue, RestApi, Route, ScheduleEvent, SqsEvent, Table,
@@ -84,6 +87,7 @@ pub use policy::{Grant, Policy, PolicySource, Target};
 pub use rest_variant::{rest_variant, RestVariantError, REST_STAGE};
 pub use schedule::parse_rate;
 pub use summary::{summary, DeclaredParameter, Summary};
+pub use variant::VariantError;
 
 /// Reads a template from text.
 pub fn load_str(text: &str, ctx: &ResolveContext) -> Result<Application, TemplateError> {

@@ -8,7 +8,8 @@
 //! For LocalStack's free plan, which serves REST APIs but not HTTP APIs.
 
 use crate::emit::emit;
-use crate::yaml::{self, Entry, Kind, Node};
+use crate::variant::{entries, entry, error, map_entry, parse, scalar, text, VariantError};
+use crate::yaml::{Kind, Node};
 
 /// The stage every generated REST API is deployed to.
 pub const REST_STAGE: &str = "Prod";
@@ -22,26 +23,11 @@ const HEADER: &str = "\
 ";
 
 /// Why a template has no REST version.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {path}: {message}")]
-pub struct RestVariantError {
-    pub line: usize,
-    pub path: String,
-    pub message: String,
-}
+pub type RestVariantError = VariantError;
 
 /// The REST version of `template` (YAML text), as YAML text.
 pub fn rest_variant(template: &str) -> Result<String, Vec<RestVariantError>> {
-    let mut root = yaml::parse(template).map_err(|errors| {
-        errors
-            .into_iter()
-            .map(|e| RestVariantError {
-                line: e.line,
-                path: String::new(),
-                message: e.message,
-            })
-            .collect::<Vec<_>>()
-    })?;
+    let mut root = parse(template)?;
     let mut errors = Vec::new();
     let apis = http_api_ids(&root);
     if let Some(globals) = map_entry(&mut root, "Globals") {
@@ -70,24 +56,6 @@ pub fn rest_variant(template: &str) -> Result<String, Vec<RestVariantError>> {
     Ok(format!("{HEADER}{}", emit(&root)))
 }
 
-fn map_entry<'a>(node: &'a mut Node, key: &str) -> Option<&'a mut Entry> {
-    match &mut node.kind {
-        Kind::Map(entries) => entries.iter_mut().find(|e| e.key == key),
-        _ => None,
-    }
-}
-
-fn entries(node: &mut Node) -> &mut [Entry] {
-    match &mut node.kind {
-        Kind::Map(entries) => entries,
-        _ => &mut [],
-    }
-}
-
-fn text(node: Option<&Entry>) -> Option<&str> {
-    node.and_then(|e| e.value.text())
-}
-
 /// Logical ids of the HTTP APIs, the implicit one included.
 fn http_api_ids(root: &Node) -> Vec<String> {
     let mut ids: Vec<String> = root
@@ -100,26 +68,6 @@ fn http_api_ids(root: &Node) -> Vec<String> {
         .collect();
     ids.push("ServerlessHttpApi".into());
     ids
-}
-
-fn error(errors: &mut Vec<RestVariantError>, line: usize, path: &str, message: &str) {
-    errors.push(RestVariantError {
-        line,
-        path: path.to_string(),
-        message: message.to_string(),
-    });
-}
-
-fn scalar(text: &str, line: usize) -> Node {
-    Node::scalar(text, line)
-}
-
-fn entry(key: &str, value: Node) -> Entry {
-    Entry {
-        key: key.to_string(),
-        key_line: value.line,
-        value,
-    }
 }
 
 fn convert_resource(

@@ -65,6 +65,17 @@ enum Command {
         #[arg(long)]
         output: Option<PathBuf>,
     },
+    /// Print the Lambda Managed Instances version of a SAM template (every
+    /// function on one capacity provider, at least 2,048 MB):
+    /// template-lmi.yaml.
+    LmiTemplate {
+        /// The template to convert.
+        #[arg(long, default_value = "template.yaml")]
+        template: PathBuf,
+        /// Write here instead of standard output.
+        #[arg(long)]
+        output: Option<PathBuf>,
+    },
 }
 
 /// A SAM application to bring up with the data services.
@@ -175,30 +186,43 @@ async fn main() -> anyhow::Result<()> {
             };
             serve(bind, data, app, started).await
         }
-        Command::RestTemplate { template, output } => rest_template(&template, output.as_deref()),
+        Command::RestTemplate { template, output } => write_variant(
+            &template,
+            output.as_deref(),
+            "a REST version",
+            localcloud_template::rest_variant,
+        ),
+        Command::LmiTemplate { template, output } => write_variant(
+            &template,
+            output.as_deref(),
+            "a Lambda Managed Instances version",
+            localcloud_template::lmi_variant,
+        ),
     }
 }
 
-fn rest_template(
+/// Writes the version `variant` makes of `template`.
+fn write_variant(
     template: &std::path::Path,
     output: Option<&std::path::Path>,
+    kind: &str,
+    variant: fn(&str) -> Result<String, Vec<localcloud_template::VariantError>>,
 ) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(template)
         .with_context(|| format!("cannot read {}", template.display()))?;
-    let rest = localcloud_template::rest_variant(&text).map_err(|errors| {
+    let generated = variant(&text).map_err(|errors| {
         let listed: Vec<String> = errors.iter().map(ToString::to_string).collect();
         anyhow::anyhow!(
-            "{} has no REST version:\n  {}",
+            "{} has no {kind}:\n  {}",
             template.display(),
             listed.join("\n  ")
         )
     })?;
     match output {
-        Some(path) => {
-            std::fs::write(path, rest).with_context(|| format!("cannot write {}", path.display()))
-        }
+        Some(path) => std::fs::write(path, generated)
+            .with_context(|| format!("cannot write {}", path.display())),
         None => {
-            print!("{rest}");
+            print!("{generated}");
             Ok(())
         }
     }

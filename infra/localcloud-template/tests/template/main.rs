@@ -4,6 +4,7 @@ mod capacity;
 mod errors;
 mod functions;
 mod intrinsics;
+mod lmi_version;
 mod resources;
 mod rest;
 mod rest_version;

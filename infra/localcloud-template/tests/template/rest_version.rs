@@ -12,11 +12,11 @@ fn repo_file(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn read(name: &str) -> String {
+pub(crate) fn read(name: &str) -> String {
     std::fs::read_to_string(repo_file(name)).unwrap()
 }
 
-fn load_repo(name: &str) -> Application {
+pub(crate) fn load_repo(name: &str) -> Application {
     let mut ctx = ResolveContext::default();
     ctx.parameter_overrides.insert(
         "JwtSecret".into(),
