@@ -9,6 +9,7 @@ mod deploy_engine;
 mod deploy_read_apis;
 mod faults;
 mod front_doors;
+mod lmi_template;
 mod managed_app;
 mod metrics_contract;
 mod noop_functions;

@@ -9,5 +9,6 @@ mod deployed_stack;
 mod events;
 mod in_process;
 mod on_local_cloud;
+mod on_local_cloud_lmi;
 mod on_local_cloud_rest;
 mod template_routes;

@@ -1,0 +1,83 @@
+//! template-lmi.yaml (template.yaml on Lambda Managed Instances) on the
+//! local cloud with the real function binaries: every function starts its
+//! minimum of three environments on the capacity provider's fleet, and the
+//! orders functions (on `run_concurrent`) serve many requests at once in
+//! those environments.
+
+use std::time::{Duration, Instant};
+
+use crate::common::http_call;
+use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
+use localcloud_template::LMI_CAPACITY_PROVIDER;
+use serde_json::Value;
+
+/// Requests sent at once to each orders path: fewer than the three minimum
+/// environments' 24 slots (8 per vCPU, one vCPU each), so no scaling.
+const AT_ONCE: usize = 20;
+const DELAY_MS: u64 = 500;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn orders_on_managed_instances_serve_many_requests_per_environment() {
+    // GIVEN the LMI version of the template, its orders table seeded
+    let workspace = localcloud::testing::workspace_root();
+    let template = workspace.join("template-lmi.yaml");
+    let logs = tempfile::tempdir().unwrap();
+    let mut stack = StackConfig::new(&template);
+    stack.binaries_dir = localcloud::testing::template_binaries(&template);
+    stack.log_dir = logs.path().to_path_buf();
+    stack
+        .parameter_overrides
+        .insert("OrdersDelayMs".into(), DELAY_MS.to_string());
+    let config = LocalCloudConfig {
+        stack: Some(stack),
+        ..LocalCloudConfig::ephemeral()
+    };
+    let cloud = LocalCloud::start(config)
+        .await
+        .expect("template-lmi.yaml starts");
+    let stack = cloud.stack().unwrap();
+    let ddb =
+        aws_sdk_dynamodb::Client::new(&crate::common::sdk_config(&cloud.endpoint(), "us-east-1"));
+    let table = &stack.app.table("OrdersTable").unwrap().name;
+    orders::table::seed(&ddb, table).await.unwrap();
+    let functions = stack.app.functions.len();
+
+    for output in ["OrdersDirectUrl", "OrdersQueueUrl"] {
+        let url = format!("{}/orders/3", stack.app.outputs[output]);
+        // One request first: the environments are up and warm.
+        let (status, first) = http_call("GET", &url, "").await;
+        assert_eq!(status, 200, "{output}: {first}");
+        // WHEN many requests arrive at once
+        let started = Instant::now();
+        let calls: Vec<_> = (0..AT_ONCE)
+            .map(|_| {
+                let url = url.clone();
+                tokio::spawn(async move { http_call("GET", &url, "").await })
+            })
+            .collect();
+        for call in calls {
+            let (status, body) = call.await.unwrap();
+            assert_eq!(status, 200, "{output}: {body}");
+            assert_eq!(body, first, "{output}: the same orders");
+        }
+        // THEN they were served together: one at a time per environment,
+        // three environments would take at least seven rounds of the delay.
+        let wall = started.elapsed();
+        let one_at_a_time = Duration::from_millis(DELAY_MS * AT_ONCE.div_ceil(3) as u64);
+        assert!(
+            wall < one_at_a_time * 3 / 4,
+            "{output}: {AT_ONCE} requests took {wall:?}"
+        );
+    }
+
+    // AND every function runs its minimum environments on the fleet, metered
+    let metrics = stack.metrics();
+    let fleets = metrics["lambda"]["capacity_providers"].as_object().unwrap();
+    assert_eq!(fleets.len(), 1, "{fleets:?}");
+    let (name, fleet) = fleets.iter().next().unwrap();
+    assert!(name.contains(LMI_CAPACITY_PROVIDER), "{name}");
+    assert_eq!(fleet["environments"], Value::from(3 * functions), "{fleet}");
+    assert!(fleet["instance_seconds"].as_f64().unwrap() > 0.0, "{fleet}");
+    assert_eq!(fleet["scaling_refusals"], 0, "{fleet}");
+    cloud.shutdown().await.unwrap();
+}
