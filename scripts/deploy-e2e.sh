@@ -12,7 +12,9 @@
 # scenario passes on the three Conduit APIs (tests/it/deployed_stack.rs), the
 # bench's smoke run works on the describe-stacks output, an update of
 # OrdersDelayMs takes effect, and `sam delete` leaves no function, table,
-# queue or bucket of the stack (a few minutes more).
+# queue or bucket of the stack (a few minutes more). Last, template-lmi.yaml
+# (the same application on Lambda Managed Instances) is built, deployed,
+# answers on both orders paths and Conduit, and is deleted.
 #
 #   scripts/deploy-e2e.sh                    # uses target/release/{localcloud,echo}, built if missing
 #   scripts/deploy-e2e.sh --whole-template   # the functions' binaries too
@@ -119,13 +121,17 @@ stack=bench
 sam_bin=$(dirname "$sam")
 [[ -x "$sam_bin/cargo-lambda" ]] ||
     "$sam_bin/pip" install --quiet --disable-pip-version-check 'cargo-lambda>=1.6,<2'
+# sam build of template $1 into $work/$2 (x86_64).
+sam_build() {
+    (
+        export CARGO_TARGET_DIR="${LAMBDA_TARGET_DIR:-${CHECKS_CACHE:-$HOME/.cache/template-checks}/lambda-build}"
+        export PATH="$sam_bin:$PATH"
+        "$sam" build --beta-features --template-file "$1" --build-dir "$work/$2" \
+            --parameter-overrides FunctionArchitecture=x86_64 >"$work/build.log" 2>&1
+    ) || { tail -40 "$work/build.log" >&2; fail "sam build of $1"; }
+}
 started=$(date +%s)
-(
-    export CARGO_TARGET_DIR="${LAMBDA_TARGET_DIR:-${CHECKS_CACHE:-$HOME/.cache/template-checks}/lambda-build}"
-    export PATH="$sam_bin:$PATH"
-    "$sam" build --beta-features --template-file template.yaml --build-dir "$work/sam-build" \
-        --parameter-overrides FunctionArchitecture=x86_64 >"$work/build.log" 2>&1
-) || { tail -40 "$work/build.log" >&2; fail "sam build of template.yaml"; }
+sam_build template.yaml sam-build
 echo "sam build took $(($(date +%s) - started)) s"
 for f in "$work"/sam-build/*/bootstrap; do
     file -b "$f" | grep -q 'x86-64' || fail "$f is not an x86_64 binary"
@@ -215,8 +221,37 @@ left=$("$aws" --endpoint-url "$AWS_ENDPOINT_URL" sqs list-queues --output text -
 for queue in ${queues//,/ }; do
     tr '\t' '\n' <<<"$left" | grep -qxF "$queue" && fail "queue $queue left after sam delete"
 done
+echo "== template-lmi.yaml (Lambda Managed Instances): sam build, sam deploy, both orders paths, Conduit, sam delete"
+# The same application on a capacity provider (docs/managed-instances.md);
+# the binaries are those built above, so sam build takes seconds.
+stack=bench-lmi
+started=$(date +%s)
+sam_build template-lmi.yaml lmi-build
+"$sam" package -t "$work/lmi-build/template.yaml" --resolve-s3 --output-template-file "$work/lmi-packaged.yaml" \
+    >"$work/package.log" 2>&1 || { tail -20 "$work/package.log" >&2; fail "sam package of template-lmi.yaml"; }
+"$sam" deploy -t "$work/lmi-packaged.yaml" --stack-name "$stack" --resolve-s3 \
+    --capabilities CAPABILITY_IAM --no-confirm-changeset --no-fail-on-empty-changeset \
+    --parameter-overrides "JwtSecret=$jwt_secret FunctionArchitecture=x86_64 OrdersDelayMs=500" >"$work/whole.log" 2>&1 ||
+    { tail -40 "$work/whole.log" >&2; fail "sam deploy of template-lmi.yaml"; }
+echo "sam build, package and deploy of template-lmi.yaml took $(($(date +%s) - started)) s"
+[[ -n "$(resources AWS::Lambda::CapacityProvider)" ]] || fail "template-lmi.yaml's stack lists no capacity provider"
+"$aws" cloudformation describe-stacks --stack-name "$stack" --output json >"$work/lmi-outputs.json"
+"$bin/bench" seed-orders --stack-outputs "$work/lmi-outputs.json" || fail "bench seed-orders (LMI stack)"
+for api in OrdersDirectUrl OrdersQueueUrl; do
+    ms=$(elapsed_ms "$(output "$api")/orders/3")
+    ((ms >= 500)) || fail "LMI $api answered in $ms ms, faster than OrdersDelayMs=500"
+    echo "LMI $api: /orders/3 in $ms ms"
+done
+curl -sf -X POST -H 'content-type: application/json' \
+    -d '{"user":{"username":"lmi","email":"lmi@example.com","password":"secret123"}}' \
+    "$(output ConduitUrl)/api/users" | grep -q '"token"' || fail "LMI ConduitUrl: register"
+"$sam" delete --stack-name "$stack" --no-prompts --region us-east-1 >/dev/null
+functions=$("$aws" lambda list-functions --query 'length(Functions)' --output text)
+[[ "$functions" == "0" ]] || fail "$functions functions left after sam delete of the LMI stack"
+echo "deploy e2e (template-lmi.yaml): ok"
+
 # Only SAM's own artifacts bucket remains (sam delete keeps it, as on AWS),
-# and both stacks' packages and templates are gone from it.
+# and every stack's packages and templates are gone from it.
 buckets=$("$aws" s3api list-buckets --query 'Buckets[].Name' --output text)
 for b in $buckets; do
     [[ "$b" == aws-sam-cli-managed-default-* ]] || fail "bucket $b left after sam delete"
@@ -224,4 +259,4 @@ for b in $buckets; do
     objects=$("$aws" s3api list-objects-v2 --bucket "$b" --query 'Contents[].Key' --output text)
     [[ -z "$objects" || "$objects" == None ]] || fail "left in $b after both stacks were deleted: $objects"
 done
-echo "deploy e2e (template.yaml): ok"
+echo "deploy e2e (template.yaml, template-lmi.yaml): ok"
