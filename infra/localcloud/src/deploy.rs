@@ -338,6 +338,12 @@ fn resources(app: &Application) -> Vec<Resource> {
             .iter()
             .map(|a| r(&a.logical_id, "AWS::ApiGatewayV2::Api", &a.api_id)),
     );
+    // `Ref` of a capacity provider is its name.
+    out.extend(
+        app.capacity_providers
+            .iter()
+            .map(|p| r(&p.logical_id, "AWS::Lambda::CapacityProvider", &p.name)),
+    );
     out
 }
 
