@@ -14,25 +14,8 @@ use std::sync::mpsc;
 
 use crate::error::RuntimeError;
 use crate::function::{Function, FunctionError};
-use crate::run::{initialise, serve};
 use crate::runtime_api::RuntimeApi;
-
-/// What runs a handler's future to its end on the calling thread.
-pub(crate) trait BlockOn {
-    fn block_on<T>(&self, future: impl Future<Output = T>) -> T;
-}
-
-impl BlockOn for tokio::runtime::Runtime {
-    fn block_on<T>(&self, future: impl Future<Output = T>) -> T {
-        tokio::runtime::Runtime::block_on(self, future)
-    }
-}
-
-impl BlockOn for tokio::runtime::Handle {
-    fn block_on<T>(&self, future: impl Future<Output = T>) -> T {
-        tokio::runtime::Handle::block_on(self, future)
-    }
-}
+use crate::serve::{initialise, serve};
 
 /// `AWS_LAMBDA_MAX_CONCURRENCY` when it asks for more than one invocation
 /// at a time; `None` (one at a time) when it is unset, 0 or 1.

@@ -20,6 +20,7 @@ mod error;
 mod function;
 mod run;
 mod runtime_api;
+mod serve;
 
 pub use concurrent::{max_concurrency_from_env, run_concurrent_with};
 pub use error::RuntimeError;
