@@ -7,7 +7,6 @@
 use std::time::{Duration, Instant};
 
 use crate::common::http_call;
-use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
 use localcloud_template::LMI_CAPACITY_PROVIDER;
 use serde_json::Value;
 
@@ -19,22 +18,9 @@ const DELAY_MS: u64 = 500;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn orders_on_managed_instances_serve_many_requests_per_environment() {
     // GIVEN the LMI version of the template, its orders table seeded
-    let workspace = localcloud::testing::workspace_root();
-    let template = workspace.join("template-lmi.yaml");
     let logs = tempfile::tempdir().unwrap();
-    let mut stack = StackConfig::new(&template);
-    stack.binaries_dir = localcloud::testing::template_binaries(&template);
-    stack.log_dir = logs.path().to_path_buf();
-    stack
-        .parameter_overrides
-        .insert("OrdersDelayMs".into(), DELAY_MS.to_string());
-    let config = LocalCloudConfig {
-        stack: Some(stack),
-        ..LocalCloudConfig::ephemeral()
-    };
-    let cloud = LocalCloud::start(config)
-        .await
-        .expect("template-lmi.yaml starts");
+    let cloud =
+        crate::common::start_repo_template("template-lmi.yaml", DELAY_MS, logs.path()).await;
     let stack = cloud.stack().unwrap();
     let ddb =
         aws_sdk_dynamodb::Client::new(&crate::common::sdk_config(&cloud.endpoint(), "us-east-1"));

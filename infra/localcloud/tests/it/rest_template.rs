@@ -2,28 +2,13 @@
 //! cloud: the orders smoke through both REST APIs, with REST's stage URLs.
 
 use crate::common::http_call;
-use localcloud::{LocalCloud, LocalCloudConfig, StackConfig};
 use serde_json::Value;
 
 #[tokio::test]
 async fn both_orders_paths_answer_the_same_orders_through_their_rest_apis() {
     // GIVEN the REST version of the template, with a short back-end delay
-    let workspace = localcloud::testing::workspace_root();
-    let template = workspace.join("template-rest.yaml");
     let logs = tempfile::tempdir().unwrap();
-    let mut stack = StackConfig::new(&template);
-    stack.binaries_dir = localcloud::testing::template_binaries(&template);
-    stack.log_dir = logs.path().to_path_buf();
-    stack
-        .parameter_overrides
-        .insert("OrdersDelayMs".into(), "20".into());
-    let config = LocalCloudConfig {
-        stack: Some(stack),
-        ..LocalCloudConfig::ephemeral()
-    };
-    let cloud = LocalCloud::start(config)
-        .await
-        .expect("template-rest.yaml starts");
+    let cloud = crate::common::start_repo_template("template-rest.yaml", 20, logs.path()).await;
     let stack = cloud.stack().unwrap();
     // AND its orders table seeded, as the bench does before any run
     let ddb =

@@ -153,3 +153,27 @@ fn form_encode(text: &str) -> String {
         })
         .collect()
 }
+
+/// `file` (a template at the workspace root) on a fresh local cloud with the
+/// workspace's function binaries, `OrdersDelayMs` set to `orders_delay_ms`,
+/// its function logs in `logs`.
+pub async fn start_repo_template(
+    file: &str,
+    orders_delay_ms: u64,
+    logs: &std::path::Path,
+) -> localcloud::LocalCloud {
+    let template = localcloud::testing::workspace_root().join(file);
+    let mut stack = localcloud::StackConfig::new(&template);
+    stack.binaries_dir = localcloud::testing::template_binaries(&template);
+    stack.log_dir = logs.to_path_buf();
+    stack
+        .parameter_overrides
+        .insert("OrdersDelayMs".into(), orders_delay_ms.to_string());
+    let config = localcloud::LocalCloudConfig {
+        stack: Some(stack),
+        ..localcloud::LocalCloudConfig::ephemeral()
+    };
+    localcloud::LocalCloud::start(config)
+        .await
+        .unwrap_or_else(|e| panic!("{file} starts: {e}"))
+}
