@@ -140,11 +140,29 @@ done
 # The scenarios' JWT secret (shared/conduit/tests/it/common/client.rs): some
 # Conduit scenarios forge tokens. A test value, never a real secret.
 jwt_secret=unit-test-secret-unit-test-secret-0123
-whole() {
-    "$sam" deploy -t "$work/packaged.yaml" --stack-name "$stack" --resolve-s3 \
+# sam deploy of the packaged template $1 (in $work) as $stack, with parameters $2.
+deploy_packaged() {
+    "$sam" deploy -t "$work/$1" --stack-name "$stack" --resolve-s3 \
         --capabilities CAPABILITY_IAM --no-confirm-changeset --no-fail-on-empty-changeset \
-        --parameter-overrides "JwtSecret=$jwt_secret FunctionArchitecture=x86_64 $1" >"$work/whole.log" 2>&1 ||
-        { tail -40 "$work/whole.log" >&2; fail "sam deploy of template.yaml"; }
+        --parameter-overrides "JwtSecret=$jwt_secret FunctionArchitecture=x86_64 $2" >"$work/whole.log" 2>&1 ||
+        { tail -40 "$work/whole.log" >&2; fail "sam deploy of $1 as $stack"; }
+}
+whole() {
+    deploy_packaged packaged.yaml "$1"
+}
+# sam package of the build in $work/$1 into $work/$2.
+package() {
+    "$sam" package -t "$work/$1/template.yaml" --resolve-s3 --output-template-file "$work/$2" \
+        >"$work/package.log" 2>&1 || { tail -20 "$work/package.log" >&2; fail "sam package of $1"; }
+}
+# Both orders paths of $stack answer, no faster than OrdersDelayMs=500.
+orders_answer_after_500_ms() {
+    local api ms
+    for api in OrdersDirectUrl OrdersQueueUrl; do
+        ms=$(elapsed_ms "$(output "$api")/orders/3")
+        ((ms >= 500)) || fail "$stack $api answered in $ms ms, faster than OrdersDelayMs=500"
+        echo "$stack $api: /orders/3 in $ms ms"
+    done
 }
 elapsed_ms() {
     local s
@@ -162,8 +180,7 @@ resources() {
 # would zip every function again to hash it): the deploy of the packaged
 # template is the local cloud's share plus SAM's own start-up and polling.
 started=$(date +%s%N)
-"$sam" package -t "$work/sam-build/template.yaml" --resolve-s3 --output-template-file "$work/packaged.yaml" \
-    >"$work/package.log" 2>&1 || { tail -20 "$work/package.log" >&2; fail "sam package"; }
+package sam-build packaged.yaml
 echo "sam package (zip and upload) took $((($(date +%s%N) - started) / 1000000)) ms"
 started=$(date +%s%N)
 whole OrdersDelayMs=500
@@ -173,11 +190,7 @@ direct=$(output OrdersDirectUrl)
 # as on AWS; the functions only read the orders table, so it is seeded first.
 "$aws" cloudformation describe-stacks --stack-name "$stack" --output json >"$work/outputs.json"
 "$bin/bench" seed-orders --stack-outputs "$work/outputs.json" || fail "bench seed-orders"
-for api in OrdersDirectUrl OrdersQueueUrl; do
-    ms=$(elapsed_ms "$(output "$api")/orders/3")
-    ((ms >= 500)) || fail "$api answered in $ms ms, faster than OrdersDelayMs=500"
-    echo "$api: /orders/3 in $ms ms"
-done
+orders_answer_after_500_ms
 curl -sf "$(output ConduitUrl)/api/articles" | grep -q '"articlesCount":0' || fail "Conduit /api/articles"
 # The two microservice APIs share the tables: one user each.
 for api in ConduitMicroInvokeUrl ConduitMicroQueueUrl; do
@@ -227,21 +240,13 @@ echo "== template-lmi.yaml (Lambda Managed Instances): sam build, sam deploy, bo
 stack=bench-lmi
 started=$(date +%s)
 sam_build template-lmi.yaml lmi-build
-"$sam" package -t "$work/lmi-build/template.yaml" --resolve-s3 --output-template-file "$work/lmi-packaged.yaml" \
-    >"$work/package.log" 2>&1 || { tail -20 "$work/package.log" >&2; fail "sam package of template-lmi.yaml"; }
-"$sam" deploy -t "$work/lmi-packaged.yaml" --stack-name "$stack" --resolve-s3 \
-    --capabilities CAPABILITY_IAM --no-confirm-changeset --no-fail-on-empty-changeset \
-    --parameter-overrides "JwtSecret=$jwt_secret FunctionArchitecture=x86_64 OrdersDelayMs=500" >"$work/whole.log" 2>&1 ||
-    { tail -40 "$work/whole.log" >&2; fail "sam deploy of template-lmi.yaml"; }
+package lmi-build lmi-packaged.yaml
+deploy_packaged lmi-packaged.yaml OrdersDelayMs=500
 echo "sam build, package and deploy of template-lmi.yaml took $(($(date +%s) - started)) s"
 [[ -n "$(resources AWS::Lambda::CapacityProvider)" ]] || fail "template-lmi.yaml's stack lists no capacity provider"
 "$aws" cloudformation describe-stacks --stack-name "$stack" --output json >"$work/lmi-outputs.json"
 "$bin/bench" seed-orders --stack-outputs "$work/lmi-outputs.json" || fail "bench seed-orders (LMI stack)"
-for api in OrdersDirectUrl OrdersQueueUrl; do
-    ms=$(elapsed_ms "$(output "$api")/orders/3")
-    ((ms >= 500)) || fail "LMI $api answered in $ms ms, faster than OrdersDelayMs=500"
-    echo "LMI $api: /orders/3 in $ms ms"
-done
+orders_answer_after_500_ms
 curl -sf -X POST -H 'content-type: application/json' \
     -d '{"user":{"username":"lmi","email":"lmi@example.com","password":"secret123"}}' \
     "$(output ConduitUrl)/api/users" | grep -q '"token"' || fail "LMI ConduitUrl: register"

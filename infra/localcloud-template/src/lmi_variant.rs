@@ -151,17 +151,12 @@ fn attach_to_provider(props: &mut Node, at: &str, errors: &mut Vec<VariantError>
 /// `MemorySize` raised to [`LMI_MIN_MEMORY_MB`] where it is lower; set to it
 /// where it is missing and `add` is true (the globals).
 fn raise_memory(props: &mut Node, at: &str, add: bool, errors: &mut Vec<VariantError>) {
-    let floor = || snippet(&format!("MemorySize: {LMI_MIN_MEMORY_MB}"));
+    // A plain scalar, so that it is emitted as a number.
+    let floor = || map_of(&format!("MemorySize: {LMI_MIN_MEMORY_MB}")).remove(0);
     match map_entry(props, "MemorySize") {
         Some(memory) => match memory.value.text().and_then(|t| t.parse::<u64>().ok()) {
             Some(mb) if mb >= LMI_MIN_MEMORY_MB => {}
-            Some(_) => {
-                memory.value = floor()
-                    .get("MemorySize")
-                    .expect("in the snippet")
-                    .value
-                    .clone()
-            }
+            Some(_) => memory.value = floor().value,
             None => error(
                 errors,
                 memory.key_line,
@@ -171,7 +166,7 @@ fn raise_memory(props: &mut Node, at: &str, add: bool, errors: &mut Vec<VariantE
         },
         None if add => {
             if let Kind::Map(list) = &mut props.kind {
-                list.extend(map_of(&format!("MemorySize: {LMI_MIN_MEMORY_MB}")));
+                list.push(floor());
             }
         }
         None => {}
