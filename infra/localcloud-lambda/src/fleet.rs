@@ -204,6 +204,10 @@ struct FleetState {
     clock: InstanceClock,
     /// Environments refused by the doubling bound or `MaxVCpuCount`.
     refusals: u64,
+    /// Per function: its part of the instance-seconds (see [`Fleet::shares`]).
+    shares: BTreeMap<String, f64>,
+    /// Until when the instance-seconds have been shared out.
+    shared_until: Instant,
 }
 
 impl Fleet {
@@ -217,6 +221,8 @@ impl Fleet {
                 limits: BTreeMap::new(),
                 clock: InstanceClock::new(now, MIN_INSTANCES),
                 refusals: 0,
+                shares: BTreeMap::new(),
+                shared_until: now,
             }),
         }
     }
@@ -224,6 +230,7 @@ impl Fleet {
     /// Takes room for one more environment of `function`, or says why not.
     pub fn add(&self, function: &str, size: Footprint, now: Instant) -> Result<(), ScaleRefusal> {
         let mut state = self.state.lock();
+        state.share_out(now);
         let refused = self.try_add(&mut state, function, size, now);
         if refused.is_err() {
             state.refusals += 1;
@@ -271,6 +278,7 @@ impl Fleet {
     /// One environment of `function` has gone.
     pub fn remove(&self, function: &str, now: Instant) {
         let mut state = self.state.lock();
+        state.share_out(now);
         let Some((_, count)) = state.environments.get_mut(function) else {
             return;
         };
@@ -298,15 +306,46 @@ impl Fleet {
         }
     }
 
+    /// Each function's part of the instance-seconds so far: every moment's
+    /// instances split by the vCPUs its environments hold then, so that a
+    /// variant measured on a provider it shares pays for its own
+    /// environments. The parts add up to `instance_seconds` but for
+    /// moments with no environment at all (nobody's).
+    pub fn shares(&self, now: Instant) -> BTreeMap<String, f64> {
+        let mut state = self.state.lock();
+        state.share_out(now);
+        state.shares.clone()
+    }
+
     /// Totals start again from `now`; levels stay.
     pub fn reset(&self, now: Instant) {
         let mut state = self.state.lock();
         state.clock.reset(now);
         state.refusals = 0;
+        state.shares.clear();
+        state.shared_until = now;
     }
 }
 
 impl FleetState {
+    /// Shares the instance-seconds since the last call out among the
+    /// functions, by the vCPUs of their environments (unchanged since then).
+    fn share_out(&mut self, now: Instant) {
+        let elapsed = now
+            .saturating_duration_since(self.shared_until)
+            .as_secs_f64();
+        self.shared_until = self.shared_until.max(now);
+        let total: f64 = self.sizes().iter().map(|s| s.vcpus).sum();
+        if elapsed <= 0.0 || total <= 0.0 {
+            return;
+        }
+        let instance_seconds = elapsed * f64::from(self.clock.instances());
+        for (function, (size, count)) in &self.environments {
+            let vcpus = size.vcpus * f64::from(*count);
+            *self.shares.entry(function.clone()).or_default() += instance_seconds * vcpus / total;
+        }
+    }
+
     /// One entry per environment running.
     fn sizes(&self) -> Vec<Footprint> {
         self.environments
@@ -465,6 +504,29 @@ mod tests {
         fleet.remove("f", later);
         fleet.remove("g", later);
         assert_eq!(fleet.metrics(later).instances, 3);
+    }
+
+    #[test]
+    fn each_function_pays_the_instances_by_the_vcpus_it_holds() {
+        // GIVEN f with one 1-vCPU environment and g with one 2-vCPU one
+        let t0 = Instant::now();
+        let fleet = Fleet::new(c7g_large(), None, t0);
+        fleet.add("f", env(1.0, 2.0), t0).unwrap();
+        fleet.add("g", env(2.0, 4.0), t0).unwrap();
+        // WHEN they run 30 s on the three instances, then g's goes
+        let t1 = t0 + Duration::from_secs(30);
+        fleet.remove("g", t1);
+        let t2 = t1 + Duration::from_secs(10);
+        let shares = fleet.shares(t2);
+        // THEN f paid a third of 90 instance-seconds, then all of 30
+        assert!((shares["f"] - (30.0 + 30.0)).abs() < 1e-6, "{shares:?}");
+        assert!((shares["g"] - 60.0).abs() < 1e-6, "{shares:?}");
+        // AND the parts add up to what the instances ran
+        let total = fleet.metrics(t2).instance_seconds;
+        assert!((shares.values().sum::<f64>() - total).abs() < 1e-6);
+        // AND a reset starts them again
+        fleet.reset(t2);
+        assert!(fleet.shares(t2).values().all(|s| *s == 0.0));
     }
 
     #[test]

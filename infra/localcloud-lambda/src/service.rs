@@ -98,6 +98,12 @@ impl LambdaService {
     pub fn metrics(&self) -> LambdaMetrics {
         let inner = &self.inner;
         let account = inner.concurrency.account();
+        let now = Instant::now();
+        let shares: BTreeMap<&str, BTreeMap<String, f64>> = inner
+            .fleets
+            .iter()
+            .map(|(name, fleet)| (name.as_str(), fleet.shares(now)))
+            .collect();
         let functions = inner
             .functions
             .iter()
@@ -105,6 +111,11 @@ impl LambdaService {
                 let usage = inner.concurrency.function(name);
                 let (log_events, log_bytes) = function.log.ingested();
                 let cpu = function.cpu();
+                let provider = function
+                    .config
+                    .managed
+                    .as_ref()
+                    .map(|m| m.provider.as_str());
                 let metrics = FunctionMetrics {
                     log_events,
                     log_bytes,
@@ -122,6 +133,10 @@ impl LambdaService {
                     concurrent_executions: usage.now,
                     peak_concurrent_executions: usage.peak,
                     environments: function.process_ids().len(),
+                    capacity_provider: provider.map(str::to_string),
+                    instance_seconds: provider
+                        .and_then(|p| shares.get(p)?.get(name).copied())
+                        .unwrap_or(0.0),
                     ..inner.meter.totals(name)
                 };
                 (name.clone(), metrics)
@@ -137,7 +152,7 @@ impl LambdaService {
             capacity_providers: inner
                 .fleets
                 .iter()
-                .map(|(name, fleet)| (name.clone(), fleet.metrics(Instant::now())))
+                .map(|(name, fleet)| (name.clone(), fleet.metrics(now)))
                 .collect(),
         }
     }

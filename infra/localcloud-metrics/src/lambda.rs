@@ -193,6 +193,13 @@ pub struct FunctionMetrics {
     pub peak_concurrent_executions: u32,
     /// Execution environments alive now (busy or warm).
     pub environments: usize,
+    /// Lambda Managed Instances: the capacity provider its environments
+    /// run on; `None` on-demand (then it bills duration, not instances).
+    #[serde(deserialize_with = "Option::deserialize")]
+    pub capacity_provider: Option<String>,
+    /// Its part of the provider's `instance_seconds`: each moment's
+    /// instances split by the vCPUs its environments held. 0 on-demand.
+    pub instance_seconds: f64,
 }
 
 impl FunctionMetrics {

@@ -36,7 +36,9 @@ pub use sqs::{QueueMetrics, SqsMetrics};
 /// 5: the CPU share (`lambda.cpu_share`; per function `cpu_share_vcpus`,
 /// `throttled_ms`, `run_queue_wait_ms`, `modeled_cpu_ms`).
 /// 6: Lambda Managed Instances' fleets (`lambda.capacity_providers`).
-pub const VERSION: u32 = 6;
+/// 7: each function's capacity provider and its part of the instances
+/// (`capacity_provider`, `instance_seconds`).
+pub const VERSION: u32 = 7;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -140,6 +142,35 @@ mod tests {
     fn an_empty_document_round_trips() {
         let doc = MetricsDocument::new();
         assert_eq!(MetricsDocument::from_json(&doc.to_json()).unwrap(), doc);
+    }
+
+    #[test]
+    fn a_functions_capacity_provider_is_required_and_null_on_demand() {
+        // GIVEN a function on a capacity provider with its part of the instances
+        let mut doc = MetricsDocument::new();
+        let function = FunctionMetrics {
+            capacity_provider: Some("fleet".into()),
+            instance_seconds: 42.5,
+            ..FunctionMetrics::default()
+        };
+        doc.lambda.functions.insert("f".into(), function);
+        doc.lambda
+            .functions
+            .insert("g".into(), FunctionMetrics::default());
+        // WHEN serialised, THEN it reads back, the on-demand one as null
+        let mut value = serde_json::to_value(&doc).unwrap();
+        assert_eq!(
+            value["lambda"]["functions"]["g"]["capacity_provider"],
+            serde_json::Value::Null
+        );
+        assert_eq!(MetricsDocument::from_value(value.clone()).unwrap(), doc);
+        // AND a document without the field (version 6's shape) is refused
+        value["lambda"]["functions"]["g"]
+            .as_object_mut()
+            .unwrap()
+            .remove("capacity_provider");
+        let err = MetricsDocument::from_value(value).unwrap_err();
+        assert!(err.to_string().contains("capacity_provider"), "{err}");
     }
 
     #[test]

@@ -65,5 +65,23 @@ async fn orders_on_managed_instances_serve_many_requests_per_environment() {
     assert_eq!(fleet["environments"], Value::from(3 * functions), "{fleet}");
     assert!(fleet["instance_seconds"].as_f64().unwrap() > 0.0, "{fleet}");
     assert_eq!(fleet["scaling_refusals"], 0, "{fleet}");
+    // AND each function says its provider and pays its part of the
+    // instances: the parts add up to what the fleet ran (every moment had
+    // environments, the minimum ones started with the stack)
+    let parts: Vec<f64> = metrics["lambda"]["functions"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter(|f| f["capacity_provider"] == name.as_str())
+        .map(|f| f["instance_seconds"].as_f64().unwrap())
+        .collect();
+    assert_eq!(parts.len(), functions, "{metrics}");
+    assert!(parts.iter().all(|p| *p > 0.0), "{parts:?}");
+    let total = fleet["instance_seconds"].as_f64().unwrap();
+    let shared: f64 = parts.iter().sum();
+    assert!(
+        shared <= total + 1e-6 && shared > 0.5 * total,
+        "{shared} of {total}"
+    );
     cloud.shutdown().await.unwrap();
 }
