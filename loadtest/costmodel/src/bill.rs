@@ -104,6 +104,7 @@ pub fn every_line_usage() -> Usage {
             init_ms_total: 20.0,
             waiting_ms_total: 0.0,
             gb_seconds: None,
+            managed: None,
         }],
         sqs: vec![QueueUsage {
             name: "q".into(),

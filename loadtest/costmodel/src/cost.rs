@@ -4,10 +4,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::line::CostLine;
+use crate::managed::instance_lines;
 use crate::monthly::{monthly, MonthlyCost};
 use crate::options::CostOptions;
 use crate::prices::{LineKind, PriceTable, RegionPrices};
-use crate::usage::{FunctionUsage, Usage};
+use crate::usage::{FunctionUsage, ManagedUsage, Usage};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServiceTotal {
@@ -161,6 +162,9 @@ fn log_lines(
 /// Requests, then billed GB-seconds split into the function's own work, INIT and
 /// waiting. The split only labels the bill: the three parts add up to billed time.
 fn lambda_lines(function: &FunctionUsage, prices: &RegionPrices<'_>) -> Result<Vec<CostLine>> {
+    if let Some(managed) = &function.managed {
+        return managed_lines(function, managed, prices);
+    }
     let arch = function.architecture.as_str();
     let duration = prices.get_for("lambda", "duration", LineKind::Price, arch)?;
     let requests = prices.get("lambda", "requests", LineKind::Price)?;
@@ -188,6 +192,34 @@ fn lambda_lines(function: &FunctionUsage, prices: &RegionPrices<'_>) -> Result<V
         .filter(|(_, _, quantity)| *quantity > 0.0)
         .map(|(item, price, quantity)| CostLine::priced(price, item, &function.name, quantity))
         .collect())
+}
+
+/// On Lambda Managed Instances: requests, and the function's part of the
+/// instances with its management fee; no duration
+/// (<https://aws.amazon.com/lambda/pricing/>).
+fn managed_lines(
+    function: &FunctionUsage,
+    managed: &ManagedUsage,
+    prices: &RegionPrices<'_>,
+) -> Result<Vec<CostLine>> {
+    let requests = prices.get("lambda", "requests", LineKind::Price)?;
+    let mut lines = vec![CostLine::priced(
+        requests,
+        "requests",
+        &function.name,
+        function.invocations,
+    )];
+    if managed.instance_seconds > 0.0 {
+        let hours = managed.instance_seconds / 3600.0;
+        lines.extend(instance_lines(
+            &managed.instance_type,
+            &function.name,
+            hours,
+            prices,
+        )?);
+    }
+    lines.retain(|l| l.quantity > 0.0);
+    Ok(lines)
 }
 
 fn by_service(lines: &[CostLine], total: f64) -> Vec<ServiceTotal> {

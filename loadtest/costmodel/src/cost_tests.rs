@@ -413,3 +413,60 @@ fn breakdown_survives_a_json_round_trip() {
     assert_eq!(month.free_tier.len(), 2);
     assert_close(month.usd_with_free_tier, 5.056);
 }
+
+#[test]
+fn a_function_on_managed_instances_pays_requests_and_its_instances_not_duration() {
+    // GIVEN 1,000 invocations billed 500 ms each, on LMI, where the function
+    // held its part of c7i.large instances for 1,800 instance-seconds
+    let mut u = usage(1000.0);
+    let mut f = function("x86_64", 1000.0, 500.0);
+    f.memory_mb = 2048.0;
+    f.managed = Some(crate::usage::ManagedUsage {
+        capacity_provider: "fleet".into(),
+        instance_type: "c7i.large".into(),
+        instance_seconds: 1800.0,
+    });
+    u.lambda.push(f);
+    // WHEN priced
+    let b = priced(&u, &CostOptions::default());
+    // THEN requests: 1,000 x $0.20/1M
+    assert_close(line(&b, "lambda", "requests").usd, 0.0002);
+    // AND no duration line, whatever the billed time
+    assert!(
+        !b.lines.iter().any(|l| l.price_item == "duration"),
+        "{:#?}",
+        b.lines
+    );
+    // AND half an hour of c7i.large at $0.08925, plus the 15 % fee on it
+    let instances = line(&b, "ec2", "instances (c7i.large)");
+    assert_close(instances.quantity, 0.5);
+    assert_close(instances.usd, 0.5 * 0.08925);
+    assert_eq!(instances.resource, "api");
+    let fee = b
+        .lines
+        .iter()
+        .find(|l| l.price_item == crate::managed::FEE_ITEM)
+        .expect("a management fee line");
+    assert_close(fee.usd, 0.5 * 0.08925 * 0.15);
+    assert_close(b.total_usd, 0.0002 + 0.5 * 0.08925 * 1.15);
+}
+
+#[test]
+fn an_unknown_instance_type_is_an_error_not_a_free_instance() {
+    let mut u = usage(1.0);
+    let mut f = function("x86_64", 1.0, 1.0);
+    f.managed = Some(crate::usage::ManagedUsage {
+        capacity_provider: "fleet".into(),
+        instance_type: "z9.huge".into(),
+        instance_seconds: 10.0,
+    });
+    u.lambda.push(f);
+    let err = cost(
+        &u,
+        &PriceTable::aws_default(),
+        "us-east-1",
+        &CostOptions::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("z9.huge"), "{err}");
+}

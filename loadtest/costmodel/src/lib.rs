@@ -32,4 +32,4 @@ pub use prices::{
     LineKind, PriceLine, PriceTable, RegionPrices, ANY_ARCHITECTURE, DEFAULT_PRICES_CSV,
 };
 pub use render::comparison_markdown;
-pub use usage::{ApiGatewayUsage, FunctionUsage, QueueUsage, TableUsage, Usage};
+pub use usage::{ApiGatewayUsage, FunctionUsage, ManagedUsage, QueueUsage, TableUsage, Usage};

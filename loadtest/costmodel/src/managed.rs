@@ -254,19 +254,15 @@ fn validate(demand: &[FunctionDemand], rate: f64, settings: &FleetSettings) -> R
     Ok(())
 }
 
-/// The on-demand month `on_demand` billed on `fleet` instead: Lambda's
-/// duration lines (with their volume tiers and free GB-seconds) give way to
-/// the instances and the management fee for every hour of the month; Lambda's
-/// requests are billed at the same $0.20 per million but without the
-/// on-demand free tier (AWS does not say it applies to LMI); every other line
-/// (API Gateway, SQS, DynamoDB, logs, data transfer) is the same traffic's
-/// and stays.
-pub fn managed_monthly(
-    on_demand: &MonthlyCost,
-    fleet: &Fleet,
+/// `hours` of an `instance_type` instance at its EC2 on-demand price, and
+/// the Lambda management fee on them, billed to `resource`.
+pub fn instance_lines(
+    instance_type: &str,
+    resource: &str,
+    hours: f64,
     prices: &RegionPrices<'_>,
-) -> Result<MonthlyCost> {
-    let instance = instance_shape(&fleet.instance_type)?;
+) -> Result<[CostLine; 2]> {
+    let instance = instance_shape(instance_type)?;
     let ec2 = prices.get_for(
         EC2_SERVICE,
         instance.name,
@@ -274,12 +270,11 @@ pub fn managed_monthly(
         instance.architecture,
     )?;
     let fee_share = prices.get("lambda", FEE_ITEM, LineKind::Metering)?.quantity;
-    let instance_hours = f64::from(fleet.instances) * on_demand.hours_per_month;
     let instances = CostLine::priced(
         ec2,
         &format!("instances ({})", instance.name),
-        "",
-        instance_hours,
+        resource,
+        hours,
     );
     let fee = CostLine {
         service: "lambda".into(),
@@ -293,14 +288,37 @@ pub fn managed_monthly(
         price_item: FEE_ITEM.into(),
         ..instances.clone()
     };
-    let duration = |l: &&CostLine| !(l.service == "lambda" && l.price_item == "duration");
+    Ok([instances, fee])
+}
+
+/// The on-demand month `on_demand` billed on `fleet` instead: Lambda's
+/// duration lines (with their volume tiers and free GB-seconds) give way to
+/// the instances and the management fee for every hour of the month; Lambda's
+/// requests are billed at the same $0.20 per million but without the
+/// on-demand free tier (AWS does not say it applies to LMI); every other line
+/// (API Gateway, SQS, DynamoDB, logs, data transfer) is the same traffic's
+/// and stays.
+pub fn managed_monthly(
+    on_demand: &MonthlyCost,
+    fleet: &Fleet,
+    prices: &RegionPrices<'_>,
+) -> Result<MonthlyCost> {
+    let instance_hours = f64::from(fleet.instances) * on_demand.hours_per_month;
+    let fleet_lines = instance_lines(&fleet.instance_type, "", instance_hours, prices)?;
+    // Duration, and instances a measured LMI run was billed (its month is
+    // the fleet's, whatever the run's share was).
+    let kept = |l: &&CostLine| {
+        !(l.service == "lambda" && l.price_item == "duration"
+            || l.service == EC2_SERVICE
+            || l.price_item == FEE_ITEM)
+    };
     let not_lambda = |l: &&CostLine| l.service != "lambda";
-    let mut lines: Vec<CostLine> = on_demand.lines.iter().filter(duration).cloned().collect();
-    lines.extend([instances, fee]);
+    let mut lines: Vec<CostLine> = on_demand.lines.iter().filter(kept).cloned().collect();
+    lines.extend(fleet_lines);
     let volume_discounts: Vec<CostLine> = on_demand
         .volume_discounts
         .iter()
-        .filter(duration)
+        .filter(kept)
         .cloned()
         .collect();
     let free_tier: Vec<CostLine> = on_demand

@@ -55,6 +55,22 @@ pub struct FunctionUsage {
     /// scenarios): then `billed_ms_total` at `memory_mb`, by the same
     /// function (`localcloud_metrics::gb_seconds`).
     pub gb_seconds: Option<f64>,
+    /// On Lambda Managed Instances: its instances instead of duration
+    /// (`None`: on-demand).
+    pub managed: Option<ManagedUsage>,
+}
+
+/// A function's part of a capacity provider's EC2 instances: what it is
+/// billed on Lambda Managed Instances besides its requests.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ManagedUsage {
+    pub capacity_provider: String,
+    /// One of `localcloud_metrics::instances::INSTANCE_SHAPES`.
+    pub instance_type: String,
+    /// Its share of the instances' running time (by the vCPUs its
+    /// environments held), in instance-seconds.
+    pub instance_seconds: f64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -116,6 +132,8 @@ impl Usage {
                 f.name == function.name
                     && f.architecture == function.architecture
                     && f.memory_mb == function.memory_mb
+                    && f.managed.as_ref().map(|m| &m.instance_type)
+                        == function.managed.as_ref().map(|m| &m.instance_type)
             }) {
                 Some(mine) => mine.add(function),
                 None => self.lambda.push(function.clone()),
@@ -183,6 +201,10 @@ impl Usage {
                     (Some(after), Some(before)) => Some(minus(&name, after, before)?),
                     _ => None,
                 };
+                if let (Some(after), Some(before)) = (&mut f.managed, &b.managed) {
+                    after.instance_seconds =
+                        minus(&name, after.instance_seconds, before.instance_seconds)?;
+                }
             }
         }
         for q in &mut delta.sqs {
@@ -202,6 +224,9 @@ impl Usage {
 
 impl FunctionUsage {
     pub fn add(&mut self, other: &FunctionUsage) {
+        if let (Some(mine), Some(theirs)) = (&mut self.managed, &other.managed) {
+            mine.instance_seconds += theirs.instance_seconds;
+        }
         self.invocations += other.invocations;
         self.billed_ms_total += other.billed_ms_total;
         self.init_ms_total += other.init_ms_total;
@@ -226,6 +251,10 @@ impl FunctionUsage {
             ("init_ms_total", self.init_ms_total),
             ("waiting_ms_total", self.waiting_ms_total),
             ("gb_seconds", self.gb_seconds.unwrap_or(0.0)),
+            (
+                "managed.instance_seconds",
+                self.managed.as_ref().map_or(0.0, |m| m.instance_seconds),
+            ),
         ] {
             check_quantity(&format!("function `{name}` {field}"), value)?;
         }
@@ -291,6 +320,7 @@ mod tests {
             init_ms_total: init,
             waiting_ms_total: waiting,
             gb_seconds: None,
+            managed: None,
         }
     }
 

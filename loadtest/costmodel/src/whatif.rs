@@ -249,6 +249,7 @@ fn function_usage(spec: &FunctionSpec, invocations: f64, metering: &Metering) ->
         init_ms_total: invocations * cold * spec.init_ms,
         waiting_ms_total: invocations * spec.waiting_ms,
         gb_seconds: None,
+        managed: None,
     }
 }
 

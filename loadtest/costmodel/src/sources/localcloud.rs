@@ -5,9 +5,9 @@
 //! a counter the emulator does not produce is an error when it is read, never
 //! a silent zero on the bill.
 
-use localcloud_metrics::{ApiKind, MetricsDocument};
+use localcloud_metrics::{ApiKind, FunctionMetrics, MetricsDocument};
 
-use crate::usage::{FunctionUsage, QueueUsage, TableUsage, Usage};
+use crate::usage::{FunctionUsage, ManagedUsage, QueueUsage, TableUsage, Usage};
 
 /// `public_requests` comes from the load generator: the emulator cannot tell a
 /// client's request from an internal one.
@@ -25,6 +25,7 @@ pub fn usage(doc: &MetricsDocument, label: &str, public_requests: f64) -> Usage 
             init_ms_total: f.init_ms,
             waiting_ms_total: f.waiting_ms,
             gb_seconds: Some(f.gb_seconds),
+            managed: managed_usage(doc, f),
         })
         .collect();
     let mut sqs: Vec<QueueUsage> = doc
@@ -75,6 +76,26 @@ pub fn usage(doc: &MetricsDocument, label: &str, public_requests: f64) -> Usage 
     usage.api_gateway.http_requests = metered_requests(doc, ApiKind::Http);
     usage.api_gateway.rest_requests = metered_requests(doc, ApiKind::Rest);
     usage
+}
+
+/// A function on Lambda Managed Instances: its provider's instance type and
+/// its part of the instances (`None` on-demand). A provider missing from the
+/// document is the local cloud's default type for the function's
+/// architecture, as the local cloud itself assumes.
+pub fn managed_usage(doc: &MetricsDocument, f: &FunctionMetrics) -> Option<ManagedUsage> {
+    let provider = f.capacity_provider.as_ref()?;
+    let instance_type = doc.lambda.capacity_providers.get(provider).map_or_else(
+        || {
+            localcloud_metrics::instances::default_instance_type(f.architecture.as_str())
+                .to_string()
+        },
+        |p| p.instance_type.clone(),
+    );
+    Some(ManagedUsage {
+        capacity_provider: provider.clone(),
+        instance_type,
+        instance_seconds: f.instance_seconds,
+    })
 }
 
 /// Billed requests of the APIs of one kind: each kind has its own price, and
@@ -160,6 +181,44 @@ mod tests {
         assert_eq!(usage.sqs[1].billed_requests, 1.0);
         assert_eq!(usage.dynamodb[0].read_units, 750.5);
         assert!(usage.validate().is_ok());
+    }
+
+    #[test]
+    fn a_function_on_a_capacity_provider_brings_its_part_of_the_instances() {
+        // GIVEN a managed function on an m7i.large fleet and an on-demand one
+        let mut doc = MetricsDocument::new();
+        let fleet = localcloud_metrics::CapacityProviderMetrics {
+            instance_type: "m7i.large".into(),
+            instance_seconds: 300.0,
+            ..Default::default()
+        };
+        doc.lambda.capacity_providers.insert("fleet".into(), fleet);
+        let managed = FunctionMetrics {
+            memory_mb: 2048,
+            invocations: 10,
+            capacity_provider: Some("fleet".into()),
+            instance_seconds: 120.0,
+            ..FunctionMetrics::default()
+        };
+        doc.lambda.functions.insert("lmi".into(), managed);
+        let on_demand = FunctionMetrics {
+            memory_mb: 128,
+            ..FunctionMetrics::default()
+        };
+        doc.lambda.functions.insert("od".into(), on_demand);
+        // WHEN converted
+        let usage = usage(&doc, "t", 10.0);
+        // THEN the managed one has its provider's type and its own seconds
+        let lmi = usage.lambda.iter().find(|f| f.name == "lmi").unwrap();
+        let managed = lmi.managed.as_ref().expect("on a capacity provider");
+        assert_eq!(
+            (managed.instance_type.as_str(), managed.instance_seconds),
+            ("m7i.large", 120.0)
+        );
+        assert_eq!(managed.capacity_provider, "fleet");
+        // AND the on-demand one has none
+        let od = usage.lambda.iter().find(|f| f.name == "od").unwrap();
+        assert_eq!(od.managed, None);
     }
 
     #[test]
