@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
+
+use crate::compute::ComputeType;
 pub use localcloud_metrics::ApiKind;
 
 /// The API kinds the bench can put in front of a variant.
@@ -17,6 +19,8 @@ pub const BENCH_KINDS: [ApiKind; 2] = [ApiKind::Http, ApiKind::Rest];
 #[derive(Debug, Clone, PartialEq)]
 pub struct Door {
     pub api: ApiKind,
+    /// Where the functions run (`--compute`).
+    pub compute: ComputeType,
     pub template: PathBuf,
     pub urls: BTreeMap<String, String>,
     /// Remote targets: the orders table of this door's stack, seeded before
@@ -67,49 +71,70 @@ pub fn describe(api: ApiKind) -> &'static str {
 /// command line: `--stack-outputs [KIND:]FILE`, `--url [KIND:]VARIANT=URL`.
 pub struct DoorArgs<'a> {
     pub kinds: &'a [ApiKind],
+    /// `--compute`: a pass per type, each through every kind.
+    pub computes: &'a [ComputeType],
     pub template: &'a Path,
     pub rest_template: &'a Path,
+    /// The Lambda Managed Instances version (`localcloud lmi-template`).
+    pub lmi_template: &'a Path,
     pub stack_outputs: &'a [String],
     pub urls: &'a [String],
     /// `--orders-table [KIND:]NAME`.
     pub orders_tables: &'a [String],
 }
 
-/// A door per kind asked, with its template and its URLs.
+/// A door per compute type and kind asked, with its template and its URLs.
 pub fn doors(args: &DoorArgs<'_>) -> anyhow::Result<Vec<Door>> {
     let mut doors = Vec::new();
-    for &api in args.kinds {
-        let mut urls = BTreeMap::new();
-        let mut orders_table = None;
-        for file in for_kind(args.stack_outputs, api, args.kinds, "--stack-outputs")? {
-            let text =
-                std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?;
-            let document =
-                serde_json::from_str(&text).with_context(|| format!("{file} is not JSON"))?;
-            urls.extend(crate::target::api_urls_from_document(&document));
-            orders_table = orders_table.or(crate::seed::orders_table_from_document(&document));
+    for &compute in args.computes {
+        for &api in args.kinds {
+            let template = match (compute, api) {
+                (ComputeType::OnDemand, ApiKind::Rest) => args.rest_template,
+                (ComputeType::OnDemand, _) => args.template,
+                (ComputeType::Managed, ApiKind::Http) => args.lmi_template,
+                (ComputeType::Managed, other) => bail!(
+                    "--compute managed runs behind HTTP APIs only: template-lmi.yaml has no {} version",
+                    describe(other)
+                ),
+            };
+            doors.push(door(args, api, compute, template)?);
         }
-        let named = for_kind(args.orders_tables, api, args.kinds, "--orders-table")?;
-        if let Some(name) = named.last() {
-            orders_table = Some(name.to_string());
-        }
-        let flags: Vec<String> = for_kind(args.urls, api, args.kinds, "--url")?
-            .into_iter()
-            .map(String::from)
-            .collect();
-        urls.extend(crate::target::parse_url_flags(&flags)?);
-        let template = match api {
-            ApiKind::Rest => args.rest_template,
-            _ => args.template,
-        };
-        doors.push(Door {
-            api,
-            template: template.to_path_buf(),
-            urls,
-            orders_table,
-        });
     }
     Ok(doors)
+}
+
+/// One door: its template, and the URLs and orders table given for its kind.
+fn door(
+    args: &DoorArgs<'_>,
+    api: ApiKind,
+    compute: ComputeType,
+    template: &Path,
+) -> anyhow::Result<Door> {
+    let mut urls = BTreeMap::new();
+    let mut orders_table = None;
+    for file in for_kind(args.stack_outputs, api, args.kinds, "--stack-outputs")? {
+        let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?;
+        let document =
+            serde_json::from_str(&text).with_context(|| format!("{file} is not JSON"))?;
+        urls.extend(crate::target::api_urls_from_document(&document));
+        orders_table = orders_table.or(crate::seed::orders_table_from_document(&document));
+    }
+    let named = for_kind(args.orders_tables, api, args.kinds, "--orders-table")?;
+    if let Some(name) = named.last() {
+        orders_table = Some(name.to_string());
+    }
+    let flags: Vec<String> = for_kind(args.urls, api, args.kinds, "--url")?
+        .into_iter()
+        .map(String::from)
+        .collect();
+    urls.extend(crate::target::parse_url_flags(&flags)?);
+    Ok(Door {
+        api,
+        compute,
+        template: template.to_path_buf(),
+        urls,
+        orders_table,
+    })
 }
 
 /// The values of a repeatable `[KIND:]VALUE` flag that belong to `api`: those
@@ -208,8 +233,10 @@ mod tests {
         // WHEN both kinds are asked
         let doors = doors(&DoorArgs {
             kinds: &[ApiKind::Http, ApiKind::Rest],
+            computes: &[ComputeType::OnDemand],
             template: Path::new("template.yaml"),
             rest_template: Path::new("template-rest.yaml"),
+            lmi_template: Path::new("template-lmi.yaml"),
             stack_outputs: &stack_outputs,
             urls: &urls,
             orders_tables: &["http:http-orders".to_string()],

@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use crate::apis;
+use crate::compute::ComputeType;
 use crate::plan::Mode;
 use crate::results::{
     git_commit, machine, CapacityResult, RecordKind, Results, RunRecord, Skipped, SCHEMA_VERSION,
@@ -61,12 +62,19 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
     let mut capacity = Vec::new();
     for (door, text) in ctx.opts.doors.clone().into_iter().zip(texts) {
         (ctx.door, ctx.template_text) = (door, text);
-        phase(&format!("through the {}s", apis::describe(ctx.door.api)));
+        let on = match ctx.door.compute {
+            ComputeType::OnDemand => String::new(),
+            managed => format!(" on {}", managed.describe()),
+        };
+        phase(&format!(
+            "through the {}s{on}",
+            apis::describe(ctx.door.api)
+        ));
         let from = skipped.len();
         run_door(&ctx, &mut records, &mut skipped, &mut capacity).await;
         // Every run this pass could not measure was to go through its door.
         for s in &mut skipped[from..] {
-            s.api = ctx.door.api;
+            (s.api, s.compute) = (ctx.door.api, ctx.door.compute);
         }
     }
     let results = Results {

@@ -6,12 +6,14 @@
 
 pub mod apis;
 pub mod break_even;
+pub mod compute;
 pub mod cpu;
 pub mod driver;
 pub mod ledger;
 pub mod metering;
 pub mod monthly;
 pub mod monthly_render;
+pub mod pass;
 pub mod plan;
 pub mod pricing;
 pub mod recorder;

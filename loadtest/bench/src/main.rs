@@ -163,6 +163,15 @@ struct RunArgs {
     /// The REST version of the template (`localcloud rest-template`), for `--api rest`.
     #[arg(long, default_value = "template-rest.yaml")]
     rest_template: PathBuf,
+    /// Where the functions run: on-demand (template.yaml), managed (Lambda
+    /// Managed Instances, --lmi-template), or both in one run, one pass each
+    /// (`on-demand,managed` or `both`).
+    #[arg(long, default_value = "on-demand")]
+    compute: String,
+    /// The Lambda Managed Instances version of the template (`localcloud
+    /// lmi-template`), for `--compute managed`.
+    #[arg(long, default_value = "template-lmi.yaml")]
+    lmi_template: PathBuf,
     /// Latency injected by the local cloud into DynamoDB, SQS and Invoke calls, so that
     /// billed durations approximate AWS (e.g. infra/localcloud/profiles/aws-us-east-1.json).
     #[arg(long)]
@@ -427,10 +436,19 @@ async fn tune(args: TuneArgs) -> anyhow::Result<()> {
 
 async fn run(args: RunArgs) -> anyhow::Result<()> {
     let mode = mode(args.full, args.smoke);
+    let computes = bench::compute::parse_types(&args.compute)?;
+    if args.target != TargetKind::Local && computes.len() > 1 {
+        anyhow::bail!(
+            "--target {:?} measures the stack its URLs name: run each --compute on its own",
+            args.target
+        );
+    }
     let doors = apis::doors(&apis::DoorArgs {
         kinds: &apis::parse_kinds(&args.api)?,
+        computes: &computes,
         template: &args.template,
         rest_template: &args.rest_template,
+        lmi_template: &args.lmi_template,
         stack_outputs: &args.stack_outputs,
         urls: &args.urls,
         orders_tables: &args.orders_tables,

@@ -122,6 +122,9 @@ pub struct FunctionFigures {
     pub contention_ms: f64,
     /// Part of `billed_ms` the CPU share model added (mode `model`).
     pub modeled_cpu_ms: f64,
+    /// On Lambda Managed Instances: its capacity provider, instance type and
+    /// part of the instances, which it is billed instead of duration.
+    pub managed: Option<costmodel::ManagedUsage>,
 }
 
 impl FunctionFigures {
@@ -250,6 +253,7 @@ pub fn figures(restricted: &Value) -> Result<RunMetering, MeteringError> {
                 // Of the run's waits: the delta's counters, so the run's own.
                 contention_ms: f.contention_ms(),
                 modeled_cpu_ms: f.modeled_cpu_ms,
+                managed: costmodel::sources::localcloud::managed_usage(&doc, f),
             };
             (name.clone(), figures)
         })

@@ -14,6 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::apis::ApiKind;
 use crate::break_even::{break_even, BreakEven};
+use crate::compute::ComputeType;
+use crate::pass::Pass;
 use crate::results::{RecordKind, Results, RunRecord};
 
 /// A 30-day month (the AWS Pricing Calculator's is 730 h; a round month
@@ -351,11 +353,17 @@ pub fn monthly_bills_for(
     })
 }
 
-/// The ways `compute` bills a record: on-demand under its own name, on LMI
-/// as "<name> on LMI (<instance type>, modelled)": a fleet sized from the
-/// usage measured on-demand, not measured on LMI.
+/// The ways `compute` bills a record. A run measured on Lambda Managed
+/// Instances is billed as such whatever `compute` asks: the fleet its
+/// measured demand needs at each rate, on its provider's instance type.
+/// A run measured on-demand is billed under its own name, and on LMI as
+/// "<name> on LMI (<instance type>, modelled)": a fleet sized from the usage
+/// measured on-demand, not measured on LMI.
 fn billed_as(r: &RunRecord, usage: Usage, compute: &Compute) -> Vec<Billed> {
     let name = architecture(r);
+    if r.compute == ComputeType::Managed {
+        return measured_on_lmi(r, usage).into_iter().collect();
+    }
     let mut billed = Vec::new();
     if let Some(settings) = compute.managed() {
         if let Some(demand) = demand_per_success(r) {
@@ -379,6 +387,29 @@ fn billed_as(r: &RunRecord, usage: Usage, compute: &Compute) -> Vec<Billed> {
         );
     }
     billed
+}
+
+/// A run measured on Lambda Managed Instances, billed as its fleet: the
+/// instance type its functions ran on, their memory, AWS's other defaults.
+fn measured_on_lmi(r: &RunRecord, usage: Usage) -> Option<Billed> {
+    let demand = demand_per_success(r)?;
+    let functions = r.metering.as_ref()?.functions.values();
+    let managed: Vec<_> = functions
+        .filter_map(|f| Some((f.managed.as_ref()?, f.memory_mb)))
+        .collect();
+    let (first, _) = managed.first()?;
+    let memory_mb = managed.iter().map(|(_, mb)| *mb).fold(0.0, f64::max);
+    let settings = FleetSettings {
+        instance_type: first.instance_type.clone(),
+        environment_memory_gib: memory_mb / 1024.0,
+        ..FleetSettings::default()
+    };
+    Some(Billed {
+        name: architecture(r),
+        architecture: on_demand_name(r),
+        usage,
+        managed: Some((demand, settings)),
+    })
 }
 
 /// Each pair of the scenario's architectures on the same compute, and each
@@ -408,9 +439,22 @@ fn break_evens(
 }
 
 /// The architecture a record measured: its variant, its front door unless
-/// an HTTP API, and its setting unless the template's defaults.
+/// an HTTP API, its compute unless on-demand, and its setting unless the
+/// template's defaults.
 pub fn architecture(r: &RunRecord) -> String {
-    let mut name = format!("{}{}", r.variant, crate::apis::title_note(r.api));
+    with_setting(r, r.pass().label(&r.variant))
+}
+
+/// The same architecture on-demand: what a run on LMI is compared with.
+fn on_demand_name(r: &RunRecord) -> String {
+    let pass = Pass {
+        compute: ComputeType::OnDemand,
+        ..r.pass()
+    };
+    with_setting(r, pass.label(&r.variant))
+}
+
+fn with_setting(r: &RunRecord, mut name: String) -> String {
     if !r.setting.is_empty() && r.setting != "template defaults" {
         name.push_str(&format!(" [{}]", r.setting));
     }
@@ -428,7 +472,8 @@ pub fn usage_per_success(r: &RunRecord) -> Option<Usage> {
     let lambda = metering
         .functions
         .iter()
-        .filter(|(_, f)| f.invocations > 0.0 || f.billed_ms > 0.0)
+        // An idle function on LMI still pays for its environments' instances.
+        .filter(|(_, f)| f.invocations > 0.0 || f.billed_ms > 0.0 || f.managed.is_some())
         .map(|(name, f)| FunctionUsage {
             name: name.clone(),
             // Priced as the run was: on the architecture it was measured on.
@@ -441,6 +486,7 @@ pub fn usage_per_success(r: &RunRecord) -> Option<Usage> {
             init_ms_total: 0.0,
             waiting_ms_total: 0.0,
             gb_seconds: None,
+            managed: f.managed.clone(),
         })
         .collect();
     let mut usage = Usage {

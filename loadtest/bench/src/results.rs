@@ -7,8 +7,10 @@ use costmodel::bill::BillLine;
 use serde::{Deserialize, Serialize};
 
 use crate::apis::ApiKind;
+use crate::compute::ComputeType;
 use crate::cpu::CpuAccount;
 use crate::metering::RunMetering;
+use crate::pass::Pass;
 use crate::plan::{LoadShape, Mode};
 use crate::recorder::{Point, Summary};
 use crate::sla::CapacityStep;
@@ -24,7 +26,11 @@ use crate::sla::CapacityStep;
 /// fallback reason) and each function's share, throttled time, run-queue
 /// wait, contention and modeled time (`metering.functions.*`); a version 3
 /// file reads with the modes unknown (`None`) and those figures 0.
-pub const SCHEMA_VERSION: u32 = 4;
+/// 5: every record, capacity result and skipped run says its compute
+/// (`compute`: on-demand or managed, `bench run --compute`) and a function
+/// on Lambda Managed Instances its part of the instances
+/// (`metering.functions.*.managed`); a version 4 file reads as on-demand.
+pub const SCHEMA_VERSION: u32 = 5;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Results {
@@ -91,6 +97,9 @@ pub struct RunRecord {
     /// The front door the load went through (`--api`): HTTP API or REST API.
     #[serde(default)]
     pub api: ApiKind,
+    /// Where the functions ran (`--compute`).
+    #[serde(default)]
+    pub compute: ComputeType,
     /// A short name for the setting (sweep: `max-concurrency=10,batch=1`).
     pub setting: String,
     pub started_at: String,
@@ -170,6 +179,8 @@ pub struct CapacityResult {
     pub variant: String,
     #[serde(default)]
     pub api: ApiKind,
+    #[serde(default)]
+    pub compute: ComputeType,
     pub users_held: Option<u64>,
     pub steps: Vec<CapacityStep>,
     pub step_seconds: u64,
@@ -181,7 +192,37 @@ pub struct Skipped {
     pub variant: String,
     #[serde(default)]
     pub api: ApiKind,
+    #[serde(default)]
+    pub compute: ComputeType,
     pub reason: String,
+}
+
+impl RunRecord {
+    /// The pass it ran in: its door and compute.
+    pub fn pass(&self) -> Pass {
+        Pass {
+            api: self.api,
+            compute: self.compute,
+        }
+    }
+}
+
+impl CapacityResult {
+    pub fn pass(&self) -> Pass {
+        Pass {
+            api: self.api,
+            compute: self.compute,
+        }
+    }
+}
+
+impl Skipped {
+    pub fn pass(&self) -> Pass {
+        Pass {
+            api: self.api,
+            compute: self.compute,
+        }
+    }
 }
 
 impl Results {
@@ -200,10 +241,9 @@ impl Results {
             .filter_map(|r| {
                 let ledger = r.ledger.as_ref().filter(|l| l.lost() > 0)?;
                 Some(format!(
-                    "{} / {}{}: {}",
+                    "{} / {}: {}",
                     r.scenario,
-                    r.variant,
-                    crate::apis::title_note(r.api),
+                    r.pass().label(&r.variant),
                     ledger.describe()
                 ))
             })

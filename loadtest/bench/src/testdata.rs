@@ -187,6 +187,7 @@ pub fn record_through(
         scenario: spec.name.clone(),
         variant: variant.into(),
         api,
+        compute: crate::compute::ComputeType::OnDemand,
         setting: "template defaults".into(),
         started_at: "2026-11-30T12:00:00Z".into(),
         settings: Settings {
@@ -249,6 +250,7 @@ fn capacity(variant: &str, held: u64) -> CapacityResult {
     CapacityResult {
         variant: variant.into(),
         api: ApiKind::Http,
+        compute: crate::compute::ComputeType::OnDemand,
         users_held: Some(held),
         steps,
         step_seconds: 20,
@@ -297,6 +299,7 @@ pub fn results() -> Results {
             scenario: "orders-largepayload".into(),
             variant: "orders-queue".into(),
             api: ApiKind::Http,
+            compute: crate::compute::ComputeType::OnDemand,
             reason: "not selected (--scenario)".into(),
         }],
     }
@@ -312,6 +315,42 @@ pub fn results_with_rest() -> Results {
         results.records.push(rest);
     }
     results
+}
+
+/// `on_demand` as if run on Lambda Managed Instances (`--compute managed`):
+/// 2,048 MB environments on c7i.large instances, each function billed
+/// `instance_seconds` of them and no duration, and an idle function (a
+/// sweeper: no invocation, its minimum environments paid for); priced by
+/// the real cost model.
+pub fn on_lmi(on_demand: &RunRecord, instance_seconds: f64) -> RunRecord {
+    let mut r = on_demand.clone();
+    r.compute = crate::compute::ComputeType::Managed;
+    let metering = r.metering.as_mut().expect("test records are metered");
+    let idle = crate::metering::FunctionFigures {
+        memory_mb: 2048.0,
+        ..Default::default()
+    };
+    metering
+        .functions
+        .insert(format!("bench-{}-sweeper", r.variant), idle);
+    for f in metering.functions.values_mut() {
+        f.memory_mb = 2048.0;
+        // One vCPU each: nothing held back by a quota.
+        (f.throttled_ms, f.run_queue_wait_ms, f.contention_ms) = (0.0, 0.0, 0.0);
+        f.managed = Some(costmodel::ManagedUsage {
+            capacity_provider: "FunctionsCapacityProvider".into(),
+            instance_type: "c7i.large".into(),
+            instance_seconds,
+        });
+    }
+    let usage = crate::monthly::usage_per_success(&r).expect("a priced scenario run");
+    let pricing = Pricing::load(None, None, Some(costmodel::DEFAULT_LOG_RETENTION_DAYS)).unwrap();
+    r.cost = Some(
+        pricing
+            .price(&usage, r.summary.successes, "x86_64")
+            .unwrap(),
+    );
+    r
 }
 
 /// `tests/fixtures/sample-results.json` is this data: regenerated with

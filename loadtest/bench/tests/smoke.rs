@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use bench::compute::ComputeType;
 use bench::results::Results;
 
 fn workspace() -> PathBuf {
@@ -55,6 +56,8 @@ fn smoke_command(scenario: &str, flags: &[&str], out: &Path) -> Command {
         .arg(&template)
         .arg("--rest-template")
         .arg(workspace().join("template-rest.yaml"))
+        .arg("--lmi-template")
+        .arg(workspace().join("template-lmi.yaml"))
         .arg("--binaries-dir")
         .arg(&binaries)
         .arg("--out")
@@ -235,6 +238,71 @@ fn smoke_fault_run_accounts_for_every_request_and_every_service_queue_message_of
             .filter(|l| l.contains("requests sent"))
             .collect::<Vec<_>>()
             .join("\n")
+    );
+}
+
+#[test]
+fn smoke_run_on_both_compute_types_bills_lmi_its_instances_and_compares_them() {
+    // GIVEN template.yaml and its LMI version (template-lmi.yaml)
+    let out = tempfile::tempdir().unwrap();
+    // WHEN the bench runs orders-direct in smoke mode on both compute types
+    let flags = ["--compute", "both", "--variant", "orders-direct"];
+    let (stderr, results) = smoke_run_with("orders-baseline", &flags, out.path());
+    // THEN one record per type, each answered
+    let computes: Vec<ComputeType> = results.records.iter().map(|r| r.compute).collect();
+    assert_eq!(computes, [ComputeType::OnDemand, ComputeType::Managed]);
+    for record in &results.records {
+        assert!(
+            record.summary.successes > 0,
+            "{:?}: no success",
+            record.compute
+        );
+    }
+    // AND on LMI each function ran on the capacity provider and was billed
+    // its part of the instances, no duration
+    let lmi = &results.records[1];
+    let metering = lmi.metering.as_ref().expect("local runs are metered");
+    let ran: Vec<_> = metering
+        .functions
+        .values()
+        .filter(|f| f.invocations > 0.0)
+        .collect();
+    assert_eq!(ran.len(), 2, "{metering:?}");
+    for f in &ran {
+        let managed = f.managed.as_ref().expect("on a capacity provider");
+        assert!(managed.instance_seconds > 0.0, "{managed:?}");
+        assert!(f.memory_mb >= 2048.0, "{f:?}");
+    }
+    let line = |r: &bench::results::RunRecord, heading: &str| {
+        let cost = r.cost.as_ref().expect("local runs are priced");
+        let found = cost.by_line.iter().find(|l| l.heading == heading);
+        found.map_or(0.0, |l| l.usd)
+    };
+    assert_eq!(line(lmi, "Lambda duration"), 0.0);
+    assert!(line(lmi, "EC2 instances") > 0.0);
+    assert!(line(lmi, "LMI management fee") > 0.0);
+    // AND on-demand was billed duration and no instance
+    let on_demand = &results.records[0];
+    assert!(line(on_demand, "Lambda duration") > 0.0);
+    assert_eq!(line(on_demand, "EC2 instances"), 0.0);
+    assert!(on_demand
+        .metering
+        .as_ref()
+        .unwrap()
+        .functions
+        .values()
+        .all(|f| f.managed.is_none()));
+    // AND the summary compares them, with where LMI becomes the cheaper
+    let summary = std::fs::read_to_string(out.path().join("summary.md")).unwrap();
+    assert!(
+        summary.contains("On-demand Lambda or Lambda Managed Instances"),
+        "{summary}"
+    );
+    assert!(summary.contains("orders-direct on LMI"), "{summary}");
+    assert!(!summary.contains("No monthly bills"), "{summary}");
+    assert!(
+        stderr.contains("through the HTTP APIs on Lambda Managed Instances"),
+        "{stderr}"
     );
 }
 

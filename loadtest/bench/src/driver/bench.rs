@@ -59,6 +59,14 @@ pub(crate) struct Bench {
 }
 
 impl Bench {
+    /// The pass running now, as its records will say it.
+    pub(crate) fn pass(&self) -> crate::pass::Pass {
+        crate::pass::Pass {
+            api: self.door.api,
+            compute: self.door.compute,
+        }
+    }
+
     /// The templates of `opts.doors` read (their texts, in order) and the
     /// price table loaded: everything that can fail before any load.
     pub(crate) fn new(opts: RunOptions) -> anyhow::Result<(Self, Vec<String>)> {

@@ -86,6 +86,7 @@ async fn capacity_search(ctx: &Bench, variant: &Variant, runs: &mut ConduitRuns)
     CapacityResult {
         variant: variant.name.into(),
         api: ctx.door.api,
+        compute: ctx.door.compute,
         users_held: users_held(&steps),
         steps,
         step_seconds,

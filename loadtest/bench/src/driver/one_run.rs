@@ -8,10 +8,12 @@ use std::sync::Arc;
 use super::bench::{Bench, TargetKind};
 use super::progress::{now, phase};
 use super::seeding::{seed_for, seed_users};
-use crate::apis::{self, ApiKind};
+use crate::apis::ApiKind;
+use crate::compute::ComputeType;
 use crate::cpu::CpuAccount;
 use crate::ledger::{Ledger, MessageLedger, RequestLedger};
 use crate::metering::{self, RunMetering};
+use crate::pass::Pass;
 use crate::plan::{LoadShape, ScenarioSpec};
 use crate::pricing::host_architecture;
 use crate::recorder::{summarize, time_series, Recorder, Summary};
@@ -30,17 +32,17 @@ struct RunName {
 }
 
 impl RunName {
-    fn new(spec: &ScenarioSpec, variant: &Variant, api: ApiKind, setting: String) -> Self {
-        let label = format!(
-            "{} / {}{} {setting}",
-            spec.name,
-            variant.name,
-            apis::title_note(api)
-        );
-        let door = match api {
+    fn new(spec: &ScenarioSpec, variant: &Variant, pass: Pass, setting: String) -> Self {
+        let label = format!("{} / {} {setting}", spec.name, pass.label(variant.name));
+        let api = match pass.api {
             ApiKind::Http => String::new(),
             other => format!("-{other}"),
         };
+        let compute = match pass.compute {
+            ComputeType::OnDemand => "",
+            ComputeType::Managed => "-lmi",
+        };
+        let door = format!("{api}{compute}");
         let slug = format!(
             "{}-{}{door}-{}",
             spec.name,
@@ -72,7 +74,7 @@ pub(crate) async fn run_one(
     variant: &Variant,
     overrides: &BTreeMap<String, String>,
 ) -> anyhow::Result<Result<RunRecord, String>> {
-    let name = RunName::new(spec, variant, ctx.door.api, setting_name(overrides));
+    let name = RunName::new(spec, variant, ctx.pass(), setting_name(overrides));
     let work_dir = ctx.opts.out.join("runs").join(&name.slug);
     let cloud = start_local_cloud(ctx, &name.label, overrides, &work_dir).await?;
     let url = match &cloud {
@@ -111,6 +113,7 @@ pub(crate) async fn run_one(
         scenario: spec.name.clone(),
         variant: variant.name.into(),
         api: ctx.door.api,
+        compute: ctx.door.compute,
         setting: name.setting,
         started_at,
         settings,

@@ -37,8 +37,9 @@ pub(super) fn skip(scenario: &str, variant: &Variant, reason: String) -> Skipped
     Skipped {
         scenario: scenario.into(),
         variant: variant.name.into(),
-        // Its pass names the door (`run`).
+        // Its pass names the door and compute (`run`).
         api: ApiKind::default(),
+        compute: crate::compute::ComputeType::default(),
         reason,
     }
 }

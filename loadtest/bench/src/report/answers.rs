@@ -7,6 +7,7 @@ use costmodel::bill::BILL_HEADINGS;
 use super::verdict::findings::line_per_million_ok;
 use super::{ms, per_request, title};
 use crate::apis::ApiKind;
+use crate::pass::Pass;
 use crate::results::{RecordKind, Results, RunRecord};
 
 /// A table of text cells; the first column names the row.
@@ -44,10 +45,10 @@ const CONDUIT_VARIANTS: [&str; 3] = [
 /// first front door; the doors are compared when both were run.
 pub fn answers(results: &Results) -> Vec<Answer> {
     let mut answers = Vec::new();
-    let api = first_api(results);
+    let pass = first_pass(results);
     let orders: Vec<Option<&RunRecord>> = ORDERS_COLUMNS
         .iter()
-        .map(|(scenario, variant)| find(results, api, scenario, variant))
+        .map(|(scenario, variant)| find(results, pass, scenario, variant))
         .collect();
     if orders.iter().any(Option::is_some) {
         answers.push(Answer {
@@ -57,12 +58,12 @@ pub fn answers(results: &Results) -> Vec<Answer> {
     }
     let conduit: Vec<Option<&RunRecord>> = CONDUIT_VARIANTS
         .iter()
-        .map(|variant| find(results, api, "conduit-mixed", variant))
+        .map(|variant| find(results, pass, "conduit-mixed", variant))
         .collect();
     if conduit.iter().any(Option::is_some) {
         answers.push(Answer {
             question: CONDUIT_QUESTION,
-            table: conduit_table(results, api, &conduit),
+            table: conduit_table(results, pass, &conduit),
         });
     }
     if let Some(table) = doors_table(results) {
@@ -74,21 +75,25 @@ pub fn answers(results: &Results) -> Vec<Answer> {
     answers
 }
 
-/// The front door of the run's first record (`--api`'s first kind).
-pub fn first_api(results: &Results) -> ApiKind {
-    results.records.first().map_or(ApiKind::Http, |r| r.api)
+/// The pass of the run's first record (`--compute`'s first type through
+/// `--api`'s first kind).
+pub fn first_pass(results: &Results) -> Pass {
+    results
+        .records
+        .first()
+        .map_or(ApiKind::Http.into(), RunRecord::pass)
 }
 
-/// The scenario record of `variant` in `scenario` behind `api`.
+/// The scenario record of `variant` in `scenario` of `pass`.
 pub fn find<'a>(
     results: &'a Results,
-    api: ApiKind,
+    pass: Pass,
     scenario: &str,
     variant: &str,
 ) -> Option<&'a RunRecord> {
     results.records.iter().find(|r| {
         r.kind == RecordKind::Scenario
-            && r.api == api
+            && r.pass() == pass
             && r.scenario == scenario
             && r.variant == variant
     })
@@ -106,6 +111,7 @@ pub fn doors_table(results: &Results) -> Option<Table> {
             let rest = results.records.iter().find(|r| {
                 r.kind == http.kind
                     && r.api == ApiKind::Rest
+                    && r.compute == http.compute
                     && (&r.scenario, &r.variant, &r.setting)
                         == (&http.scenario, &http.variant, &http.setting)
             })?;
@@ -201,7 +207,7 @@ fn orders_table(results: &Results, runs: &[Option<&RunRecord>]) -> Table {
     Table { headers, rows }
 }
 
-fn conduit_table(results: &Results, api: ApiKind, runs: &[Option<&RunRecord>]) -> Table {
+fn conduit_table(results: &Results, pass: Pass, runs: &[Option<&RunRecord>]) -> Table {
     let mut headers = vec![String::new()];
     headers.extend(
         CONDUIT_VARIANTS
@@ -212,7 +218,7 @@ fn conduit_table(results: &Results, api: ApiKind, runs: &[Option<&RunRecord>]) -
         results
             .capacity
             .iter()
-            .find(|c| c.variant == variant && c.api == api)
+            .find(|c| c.variant == variant && c.pass() == pass)
             .map(|c| {
                 c.users_held
                     .map_or_else(|| "none".into(), |u| u.to_string())
@@ -274,7 +280,7 @@ fn row(
     out
 }
 
-fn dollars(v: Option<f64>) -> String {
+pub(super) fn dollars(v: Option<f64>) -> String {
     v.map_or_else(|| "-".into(), |v| format!("{v:.2}"))
 }
 

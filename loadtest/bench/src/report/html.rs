@@ -9,7 +9,7 @@ use super::run_row::RunRow;
 use super::stacked::stacked_bar_chart;
 use super::svg::{escape, line_chart, Series, COLORS};
 use super::verdict;
-use super::{title, variant_label, CPU_HEADERS};
+use super::{title, CPU_HEADERS};
 use crate::results::{Results, RunRecord};
 
 pub fn render(results: &Results) -> String {
@@ -48,7 +48,7 @@ pub fn render(results: &Results) -> String {
                 body,
                 "<li>{} / {}: {}</li>",
                 escape(&s.scenario),
-                escape(&variant_label(&s.variant, s.api)),
+                escape(&s.pass().label(&s.variant)),
                 escape(&s.reason)
             );
         }
@@ -68,7 +68,7 @@ th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}section{bord
 
 /// The experiments' questions and their measured answers, before anything else.
 fn answers_first(body: &mut String, results: &Results) {
-    let answers = answers::answers(results);
+    let answers = super::compute_table::all_answers(results);
     if answers.is_empty() {
         return;
     }
@@ -228,7 +228,7 @@ fn capacity(body: &mut String, results: &Results) {
         let _ = write!(
             body,
             "<tr><td>{}</td><td>{held}</td><td>{}</td></tr>",
-            escape(&variant_label(&c.variant, c.api)),
+            escape(&c.pass().label(&c.variant)),
             escape(&steps.join("; "))
         );
     }
@@ -256,7 +256,7 @@ fn record_section(body: &mut String, r: &RunRecord) {
         escape(&r.load.original_shape.describe()),
         r.load.size.map_or_else(String::new, |s| format!(", size {s}")),
         r.load.think_time_s.map_or_else(|| ", closed loop, no think time".into(), |(a, b)| format!(", think time {a}-{b} s")),
-        crate::apis::describe(r.api),
+        r.pass().describe(),
         escape(&r.settings.base_url),
         escape(&params.join(", ")),
         escape(&memory.join(", ")),

@@ -5,7 +5,7 @@ use std::fmt::Write;
 use super::answers::{self, Table};
 use super::run_row::RunRow;
 use super::verdict;
-use super::{title, variant_label, CPU_HEADERS};
+use super::{title, CPU_HEADERS};
 use crate::results::{RecordKind, Results, RunRecord};
 
 pub fn summary(results: &Results) -> String {
@@ -71,13 +71,13 @@ pub fn summary(results: &Results) -> String {
             let held = c
                 .users_held
                 .map_or_else(|| "none".into(), |u| u.to_string());
-            let variant = variant_label(&c.variant, c.api);
+            let variant = c.pass().label(&c.variant);
             let _ = writeln!(md, "| {variant} | {held} | {} |", steps.join(", "));
         }
         md.push('\n');
     }
     for s in &results.skipped {
-        let variant = variant_label(&s.variant, s.api);
+        let variant = s.pass().label(&s.variant);
         let _ = writeln!(md, "- skipped {} / {variant}: {}", s.scenario, s.reason);
     }
     md.push_str(&ledger_section(results));
@@ -134,7 +134,7 @@ fn ledger_section(results: &Results) -> String {
                 md,
                 "- ledger {} / {} {}: {}",
                 r.scenario,
-                variant_label(&r.variant, r.api),
+                r.pass().label(&r.variant),
                 r.setting,
                 ledger.describe()
             );
@@ -150,7 +150,10 @@ fn ledger_section(results: &Results) -> String {
 /// assume, and each run's bill by line.
 fn answers_first(results: &Results) -> String {
     let mut md = String::new();
-    for (i, answer) in answers::answers(results).iter().enumerate() {
+    for (i, answer) in super::compute_table::all_answers(results)
+        .iter()
+        .enumerate()
+    {
         let _ = writeln!(md, "### {}. {}\n", i + 1, answer.question);
         md.push_str(&table_md(&answer.table));
         md.push('\n');
@@ -238,7 +241,7 @@ fn cost_section(results: &Results) -> String {
                 format!(
                     "{:.2}x {}",
                     usd / base_usd,
-                    variant_label(&base.variant, base.api)
+                    base.pass().label(&base.variant)
                 )
             } else {
                 "-".into()
@@ -251,7 +254,7 @@ fn cost_section(results: &Results) -> String {
             let _ = writeln!(
                 md,
                 "| {scenario} | {} | {usd:.2} | {ratio} | {dominant} |",
-                variant_label(&r.variant, r.api)
+                r.pass().label(&r.variant)
             );
         }
     }

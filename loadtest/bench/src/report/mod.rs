@@ -2,6 +2,7 @@
 //! Markdown summary, both from `results.json` alone (`bench report` redoes them).
 
 pub mod answers;
+pub mod compute_table;
 pub mod cpu_share;
 pub mod html;
 pub mod ledger;
@@ -42,16 +43,11 @@ pub fn cpu_cells(r: &RunRecord) -> [String; 3] {
     ]
 }
 
-/// A variant and, when not an HTTP API, its front door.
-pub fn variant_label(variant: &str, api: crate::apis::ApiKind) -> String {
-    format!("{variant}{}", crate::apis::title_note(api))
-}
-
 /// The row title of a record: scenario, variant (and its front door when not
 /// an HTTP API) and setting; capacity steps also name their number of users,
 /// the one thing that tells them apart.
 pub fn title(r: &RunRecord) -> String {
-    let mut title = format!("{} / {}", r.scenario, variant_label(&r.variant, r.api));
+    let mut title = format!("{} / {}", r.scenario, r.pass().label(&r.variant));
     if r.kind == RecordKind::Capacity {
         let users = r
             .load

@@ -1,13 +1,16 @@
 //! The report's monthly bills: per question, each scenario's architectures at
 //! 1, 10, 100 and 1,000 successful requests per second (a 30-day month, from
-//! the usage the run measured), on-demand and on Lambda Managed Instances
-//! (a fleet modelled from the same usage, `costmodel::managed`), and where
-//! their bills cross: the rate at which LMI becomes the cheaper. Computed
-//! once here; `html` and `markdown` only render the tables and sentences.
+//! the usage the run measured), on-demand and on Lambda Managed Instances,
+//! and where their bills cross: the rate at which LMI becomes the cheaper.
+//! LMI's are the runs measured on it (`bench run --compute both`) where the
+//! run has some, else a fleet modelled from the usage measured on-demand
+//! (`costmodel::managed`). Computed once here; `html` and `markdown` only
+//! render the tables and sentences.
 
 use costmodel::{quantity, usd, PriceTable};
 
 use super::answers::Table;
+use crate::compute::ComputeType;
 use crate::monthly::{monthly_bills_for, Compute, MonthPricing, MonthlyError, STANDARD_RATES};
 use crate::monthly_render::basis;
 use crate::results::Results;
@@ -29,7 +32,15 @@ pub struct MonthlyBillsView {
 /// `None` when no run has a bill (a remote target without metering).
 pub fn monthly(results: &Results) -> Option<MonthlyBillsView> {
     let bills = MonthPricing::new(results, PriceTable::aws_default()).and_then(|pricing| {
-        let compute = Compute::Both(costmodel::managed::FleetSettings::default());
+        let measured_on_lmi = results
+            .records
+            .iter()
+            .any(|r| r.compute == ComputeType::Managed);
+        let compute = if measured_on_lmi {
+            Compute::OnDemand
+        } else {
+            Compute::Both(costmodel::managed::FleetSettings::default())
+        };
         monthly_bills_for(results, &pricing, &STANDARD_RATES, &compute)
     });
     let bills = match bills {

@@ -189,6 +189,7 @@ fn run_options(opts: &TuneOptions) -> RunOptions {
         binaries_dir: opts.binaries_dir.clone(),
         doors: vec![Door {
             api: ApiKind::Http,
+            compute: crate::compute::ComputeType::OnDemand,
             template: opts.template.clone(),
             urls: BTreeMap::new(),
             orders_table: None,

@@ -7,7 +7,7 @@ use super::findings::{
     Better, Finding, KeyFigures, Placed, QuestionVerdict,
 };
 use super::names::{peak_users, MICRO_INVOKE, MICRO_QUEUE, MONOLITH};
-use crate::apis::ApiKind;
+use crate::pass::Pass;
 use crate::report::answers::{find, CONDUIT_QUESTION};
 use crate::results::{CapacityResult, Results, RunRecord};
 
@@ -63,11 +63,11 @@ impl<'a> Runs<'a> {
 }
 
 /// The verdict, or `None` when the run has no Conduit record at all.
-pub fn verdict(results: &Results, api: ApiKind) -> Option<QuestionVerdict> {
+pub fn verdict(results: &Results, pass: Pass) -> Option<QuestionVerdict> {
     let runs = Runs {
         steady: VARIANTS
             .iter()
-            .map(|(variant, name)| (*name, find(results, api, STEADY, variant)))
+            .map(|(variant, name)| (*name, find(results, pass, STEADY, variant)))
             .collect(),
         capacity: VARIANTS
             .iter()
@@ -75,7 +75,7 @@ pub fn verdict(results: &Results, api: ApiKind) -> Option<QuestionVerdict> {
                 let c = results
                     .capacity
                     .iter()
-                    .find(|c| c.variant == *variant && c.api == api);
+                    .find(|c| c.variant == *variant && c.pass() == pass);
                 (*name, c)
             })
             .collect(),

@@ -1,4 +1,5 @@
 use super::*;
+use crate::apis::ApiKind;
 use crate::testdata;
 
 fn text(v: &QuestionVerdict, aspect: Aspect) -> &str {
@@ -13,7 +14,7 @@ fn the_monolith_wins_every_aspect_of_the_test_run() {
     // GIVEN Conduit runs at 30, 45 and 90 ms, holding 400, 300 and 200 users
     let results = testdata::results();
     // WHEN judged
-    let v = verdict(&results, ApiKind::Http).unwrap();
+    let v = verdict(&results, ApiKind::Http.into()).unwrap();
     // THEN the monolith wins latency, overload and cost
     for (aspect, winner) in &v.winners {
         assert_eq!(winner.as_deref(), Some("monolith"), "{aspect:?}");
@@ -38,7 +39,7 @@ fn without_a_capacity_search_users_held_are_said_not_measured() {
     let mut results = testdata::results();
     results.capacity.clear();
     // WHEN judged
-    let v = verdict(&results, ApiKind::Http).unwrap();
+    let v = verdict(&results, ApiKind::Http.into()).unwrap();
     // THEN overload has no winner, and the steady run's failures are given
     assert_eq!(v.winners[1], (Aspect::Overload, None));
     let overload = text(&v, Aspect::Overload);
@@ -69,7 +70,7 @@ fn the_order_changing_toward_the_limit_is_said() {
         .unwrap();
     queue.users_held = Some(350);
     // WHEN judged
-    let v = verdict(&results, ApiKind::Http).unwrap();
+    let v = verdict(&results, ApiKind::Http.into()).unwrap();
     // THEN both orders are given
     let flips = text(&v, Aspect::Flips);
     assert!(
@@ -85,7 +86,7 @@ fn the_order_changing_toward_the_limit_is_said() {
 #[test]
 fn the_original_is_compared_by_cpu_per_request_and_the_lines_the_split_leaves_alone() {
     let results = testdata::results();
-    let v = verdict(&results, ApiKind::Http).unwrap();
+    let v = verdict(&results, ApiKind::Http.into()).unwrap();
     let original = text(&v, Aspect::Original);
     // the original's 1.2 against 0.47 ms
     assert!(
@@ -94,7 +95,7 @@ fn the_original_is_compared_by_cpu_per_request_and_the_lines_the_split_leaves_al
     );
     // ours, from the records: each micro's CPU per request over the monolith's
     let cpu = |variant| {
-        find(&results, ApiKind::Http, STEADY, variant)
+        find(&results, ApiKind::Http.into(), STEADY, variant)
             .unwrap()
             .cpu
             .functions_ms_per_request
@@ -127,5 +128,5 @@ fn a_run_without_conduit_has_no_conduit_verdict() {
         .records
         .retain(|r| !r.scenario.starts_with("conduit-"));
     results.capacity.clear();
-    assert_eq!(verdict(&results, ApiKind::Http), None);
+    assert_eq!(verdict(&results, ApiKind::Http.into()), None);
 }

@@ -12,8 +12,8 @@ pub mod orders_sweep;
 pub mod original;
 pub mod view;
 
-use crate::apis::{self, ApiKind};
-use crate::report::answers::first_api;
+use crate::pass::Pass;
+use crate::report::answers::first_pass;
 use crate::results::Results;
 use findings::QuestionVerdict;
 
@@ -37,8 +37,8 @@ pub struct Stamp {
     pub mode: String,
     /// `local`, `localstack`, `aws`.
     pub target: String,
-    /// The front door the verdict's records went through.
-    pub api: ApiKind,
+    /// The front door and compute of the verdict's records.
+    pub pass: Pass,
     /// `--cpu-share` asked of the local cloud (`None` on a remote target).
     pub cpu_share: Option<String>,
     pub latency_profile: Option<String>,
@@ -47,7 +47,7 @@ pub struct Stamp {
 }
 
 impl Stamp {
-    pub fn of(results: &Results, api: ApiKind) -> Self {
+    pub fn of(results: &Results, pass: Pass) -> Self {
         let m = &results.machine;
         Self {
             date: results.started_at.chars().take(10).collect(),
@@ -55,7 +55,7 @@ impl Stamp {
             machine: format!("{}, {} cores", m.cpu_model, m.cores),
             mode: format!("{:?}", results.mode).to_lowercase(),
             target: results.target.clone(),
-            api,
+            pass,
             cpu_share: results.cpu_share.map(|c| c.as_str().to_string()),
             latency_profile: results.latency_profile.clone(),
             prices: format!("{} ({})", results.price_table_version, results.region),
@@ -75,7 +75,7 @@ impl Stamp {
         format!(
             "target {}, through the {}, {share}, {profile}, prices {}",
             self.target,
-            apis::describe(self.api),
+            self.pass.describe(),
             self.prices
         )
     }
@@ -83,12 +83,12 @@ impl Stamp {
 
 /// The run's verdict, through its first front door (as the answers tables).
 pub fn verdict(results: &Results) -> Verdict {
-    let api = first_api(results);
+    let pass = first_pass(results);
     Verdict {
-        stamp: Stamp::of(results, api),
+        stamp: Stamp::of(results, pass),
         questions: [
-            orders::verdict(results, api),
-            conduit::verdict(results, api),
+            orders::verdict(results, pass),
+            conduit::verdict(results, pass),
         ]
         .into_iter()
         .flatten()

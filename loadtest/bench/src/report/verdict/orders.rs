@@ -7,7 +7,7 @@ use super::findings::{
 };
 use super::names::{peak_users, DIRECT, QUEUE};
 use super::{orders_sweep, original};
-use crate::apis::ApiKind;
+use crate::pass::Pass;
 use crate::report::answers::{find, ORDERS_QUESTION};
 use crate::results::{RecordKind, Results, RunRecord};
 use crate::sla::Sla;
@@ -24,11 +24,11 @@ struct Pair<'a> {
 }
 
 impl<'a> Pair<'a> {
-    fn of(results: &'a Results, api: ApiKind, scenario: &'static str) -> Self {
+    fn of(results: &'a Results, pass: Pass, scenario: &'static str) -> Self {
         Self {
             scenario,
-            direct: find(results, api, scenario, DIRECT.0),
-            queue: find(results, api, scenario, QUEUE.0),
+            direct: find(results, pass, scenario, DIRECT.0),
+            queue: find(results, pass, scenario, QUEUE.0),
         }
     }
 
@@ -68,13 +68,13 @@ impl<'a> Pair<'a> {
 }
 
 /// The verdict, or `None` when the run has no orders record at all.
-pub fn verdict(results: &Results, api: ApiKind) -> Option<QuestionVerdict> {
-    let baseline = Pair::of(results, api, BASELINE);
-    let highload = Pair::of(results, api, HIGHLOAD);
+pub fn verdict(results: &Results, pass: Pass) -> Option<QuestionVerdict> {
+    let baseline = Pair::of(results, pass, BASELINE);
+    let highload = Pair::of(results, pass, HIGHLOAD);
     let sweep: Vec<&RunRecord> = results
         .records
         .iter()
-        .filter(|r| r.kind == RecordKind::Sweep && r.api == api)
+        .filter(|r| r.kind == RecordKind::Sweep && r.pass() == pass)
         .collect();
     let any = |p: &Pair| p.direct.is_some() || p.queue.is_some();
     if !any(&baseline) && !any(&highload) && sweep.is_empty() {
@@ -94,7 +94,7 @@ pub fn verdict(results: &Results, api: ApiKind) -> Option<QuestionVerdict> {
         flips.extend(concurrency_split(&baseline, &highload));
     }
     flips.push(orders_sweep::flips(&sweep));
-    flips.extend(largepayload(&Pair::of(results, api, LARGEPAYLOAD)));
+    flips.extend(largepayload(&Pair::of(results, pass, LARGEPAYLOAD)));
     findings.push(finding(Aspect::Flips, flips.join(" ")));
     findings.push(finding(
         Aspect::Original,

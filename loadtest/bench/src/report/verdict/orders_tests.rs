@@ -1,4 +1,5 @@
 use super::*;
+use crate::apis::ApiKind;
 use crate::plan::orders_scenarios;
 use crate::testdata;
 
@@ -41,7 +42,7 @@ fn the_direct_call_wins_latency_and_cost_and_the_queue_the_overload() {
     // refusing 50 of its 250 highload requests
     let results = testdata::results();
     // WHEN judged
-    let v = verdict(&results, ApiKind::Http).unwrap();
+    let v = verdict(&results, ApiKind::Http.into()).unwrap();
     // THEN each aspect names its winner
     let winner = |aspect| {
         v.winners
@@ -59,7 +60,7 @@ fn the_direct_call_wins_latency_and_cost_and_the_queue_the_overload() {
     assert_eq!(winner(Aspect::Cost).as_deref(), Some("direct Invoke"));
     // AND says by how much, from the records' own figures
     let p95 = |variant| {
-        find(&results, ApiKind::Http, BASELINE, variant)
+        find(&results, ApiKind::Http.into(), BASELINE, variant)
             .unwrap()
             .summary
             .p95_ms
@@ -90,7 +91,7 @@ fn cost_flips_when_the_refused_requests_make_the_direct_path_dearer() {
     let direct = record(&mut results, HIGHLOAD, "orders-direct");
     direct.cost.as_mut().unwrap().usd_per_million_successful = Some(queue_usd * 2.0);
     // WHEN judged
-    let v = verdict(&results, ApiKind::Http).unwrap();
+    let v = verdict(&results, ApiKind::Http.into()).unwrap();
     // THEN the flip is said, with the share the direct path refused
     let flips = text(&v, Aspect::Flips);
     assert!(
@@ -111,7 +112,7 @@ fn the_answers_part_at_the_direct_paths_reserved_concurrency() {
         .settings
         .parameters
         .insert("OrdersBackendConcurrency".into(), "100".into());
-    let v = verdict(&results, ApiKind::Http).unwrap();
+    let v = verdict(&results, ApiKind::Http.into()).unwrap();
     let flips = text(&v, Aspect::Flips);
     assert!(
         flips.contains("(OrdersBackendConcurrency=100 in this run)"),
@@ -129,7 +130,7 @@ fn the_answers_part_at_the_direct_paths_reserved_concurrency() {
 
 #[test]
 fn without_a_sweep_the_settings_that_might_flip_it_are_said_unmeasured() {
-    let v = verdict(&testdata::results(), ApiKind::Http).unwrap();
+    let v = verdict(&testdata::results(), ApiKind::Http.into()).unwrap();
     assert!(
         text(&v, Aspect::Flips).contains("The run has no orders sweep (`--no-sweep`)"),
         "{v:?}"
@@ -148,7 +149,7 @@ fn a_reserved_concurrency_that_covers_the_load_makes_the_direct_path_win_the_swe
         swept("orders-queue", &[("OrdersQueueMaxConcurrency", "100")], 0),
     ]);
     // WHEN judged
-    let v = verdict(&results, ApiKind::Http).unwrap();
+    let v = verdict(&results, ApiKind::Http.into()).unwrap();
     // THEN the lowest setting that held is named, and it wins on every measure
     let flips = text(&v, Aspect::Flips);
     assert!(
@@ -175,7 +176,7 @@ fn a_sweep_where_no_reserved_concurrency_held_says_the_fewest_failures() {
         swept("orders-direct", &[("OrdersBackendConcurrency", "50")], 600),
         swept("orders-direct", &[("OrdersBackendConcurrency", "10")], 1800),
     ]);
-    let v = verdict(&results, ApiKind::Http).unwrap();
+    let v = verdict(&results, ApiKind::Http.into()).unwrap();
     let flips = text(&v, Aspect::Flips);
     assert!(
         flips.contains(
@@ -194,7 +195,7 @@ fn a_missing_run_is_said_not_measured_and_wins_nothing() {
         .records
         .retain(|r| !(r.scenario == BASELINE && r.variant == "orders-queue"));
     // WHEN judged
-    let v = verdict(&results, ApiKind::Http).unwrap();
+    let v = verdict(&results, ApiKind::Http.into()).unwrap();
     // THEN no latency winner is guessed
     assert_eq!(v.winners[0], (Aspect::Latency, None));
     assert_eq!(
@@ -222,7 +223,7 @@ fn the_original_is_compared_with_the_consumer_cap_that_bounds_the_queue() {
         queue.settings.parameters.insert(k.into(), v.into());
     }
     // WHEN judged
-    let v = verdict(&results, ApiKind::Http).unwrap();
+    let v = verdict(&results, ApiKind::Http.into()).unwrap();
     // THEN it agrees with the original's shape and says why its queue is faster
     let original = text(&v, Aspect::Original);
     assert!(original.starts_with("As in the original"), "{original}");
@@ -247,5 +248,5 @@ fn a_run_without_orders_has_no_orders_verdict() {
     results
         .records
         .retain(|r| !r.scenario.starts_with("orders-"));
-    assert_eq!(verdict(&results, ApiKind::Http), None);
+    assert_eq!(verdict(&results, ApiKind::Http.into()), None);
 }

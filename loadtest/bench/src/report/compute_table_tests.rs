@@ -1,0 +1,112 @@
+use super::*;
+use crate::monthly::{monthly_bills_for, Compute, MonthPricing};
+use crate::testdata;
+
+/// The sample run with its orders-direct baseline also run on LMI.
+fn with_lmi_twin(instance_seconds: f64) -> Results {
+    let mut results = testdata::results();
+    let on_demand = results.records[0].clone();
+    assert_eq!(
+        (on_demand.scenario.as_str(), on_demand.variant.as_str()),
+        ("orders-baseline", "orders-direct")
+    );
+    results
+        .records
+        .push(testdata::on_lmi(&on_demand, instance_seconds));
+    results
+}
+
+fn month(results: &Results, name: &str, rate: f64) -> f64 {
+    let pricing = MonthPricing::new(results, PriceTable::aws_default()).unwrap();
+    let bills = monthly_bills_for(results, &pricing, &[rate], &Compute::OnDemand).unwrap();
+    bills
+        .scenarios
+        .iter()
+        .flat_map(|s| &s.architectures)
+        .find(|a| a.architecture == name)
+        .map(|a| a.bills[0].total_usd)
+        .unwrap_or_else(|| panic!("no bill for {name}"))
+}
+
+#[test]
+fn a_run_on_both_compute_types_is_compared_with_where_lmi_becomes_cheaper() {
+    // GIVEN orders-direct measured on-demand and on LMI
+    let results = with_lmi_twin(60.0);
+    // WHEN the compute table is made
+    let table = compute_table(&results).expect("a scenario ran on both");
+    // THEN it has the one pair, its latencies and its own bills per M ok
+    assert_eq!(table.rows.len(), 1, "{table:?}");
+    let row = &table.rows[0];
+    assert_eq!(row[0], "orders-baseline / orders-direct");
+    let lmi = &results.records[results.records.len() - 1];
+    let ok = lmi.cost.as_ref().unwrap().usd_per_million_successful;
+    assert_eq!(row[8], dollars(ok));
+    assert_ne!(row[7], row[8], "each run is billed its own way");
+    // AND the LMI month is the cheaper above the rate it names, not below
+    let cell = &row[9];
+    let number_after = |word: &str| -> Option<f64> {
+        let rest = cell.split(word).nth(1)?;
+        rest.split(' ').next()?.replace(',', "").parse().ok()
+    };
+    let last = number_after("above ").unwrap_or_else(|| panic!("not a crossing: {cell}"));
+    // Several crossings when the fleet grows an instance at a time.
+    let first = number_after("from ").unwrap_or(last);
+    let (on_demand, on_lmi) = ("orders-direct", "orders-direct on LMI");
+    assert!(month(&results, on_lmi, last * 1.2) < month(&results, on_demand, last * 1.2));
+    assert!(month(&results, on_lmi, first * 0.8) > month(&results, on_demand, first * 0.8));
+}
+
+#[test]
+fn a_run_on_one_compute_type_has_no_compute_table() {
+    assert_eq!(compute_table(&testdata::results()), None);
+    // AND the experiments' tables stay those of the first pass
+    let results = with_lmi_twin(60.0);
+    let all = all_answers(&results);
+    assert_eq!(all.last().unwrap().question, COMPUTE_QUESTION);
+    assert_eq!(
+        all.len(),
+        crate::report::answers::answers(&results).len() + 1
+    );
+}
+
+#[test]
+fn an_lmi_run_is_billed_its_instances_and_its_month_the_fleet_it_needs() {
+    // GIVEN orders-direct on LMI, billed 60 instance-seconds per function
+    let results = with_lmi_twin(60.0);
+    let lmi = &results.records[results.records.len() - 1];
+    // THEN the run's bill has instances and the fee, no duration
+    let cost = lmi.cost.as_ref().unwrap();
+    let line = |heading: &str| {
+        let found = cost.by_line.iter().find(|l| l.heading == heading);
+        found.map_or(0.0, |l| l.usd)
+    };
+    assert_eq!(line("Lambda duration"), 0.0, "{:?}", cost.by_line);
+    assert!(line("EC2 instances") > 0.0, "{:?}", cost.by_line);
+    assert!(line("LMI management fee") > 0.0, "{:?}", cost.by_line);
+    // Three functions' 60 s (the idle sweeper's too) of a c7i.large at
+    // $0.08925 an hour.
+    let instances = 3.0 * 60.0 / 3600.0 * 0.08925;
+    assert!(
+        (cost.by_service["ec2"] - instances).abs() < 1e-9,
+        "{:?}",
+        cost.by_service
+    );
+    // AND its month is the fleet its measured demand needs: at 1 req/s the
+    // three instances AWS keeps, every hour of a 720-hour month
+    let pricing = MonthPricing::new(&results, PriceTable::aws_default()).unwrap();
+    let bills = monthly_bills_for(&results, &pricing, &[1.0], &Compute::OnDemand).unwrap();
+    let bill = bills
+        .scenarios
+        .iter()
+        .flat_map(|s| &s.architectures)
+        .find(|a| a.architecture == "orders-direct on LMI")
+        .map(|a| &a.bills[0])
+        .unwrap();
+    let fleet = bill.fleet.as_ref().expect("an LMI bill has its fleet");
+    assert_eq!(
+        (fleet.instance_type.as_str(), fleet.instances),
+        ("c7i.large", 3)
+    );
+    let ec2 = 3.0 * 720.0 * 0.08925;
+    assert!(bill.total_usd > ec2 * 1.15, "{}", bill.total_usd);
+}
