@@ -122,8 +122,8 @@ fn crossings(results: &Results) -> Vec<BreakEven> {
 }
 
 fn pair_of(b: &BreakEven, on_demand: &RunRecord, lmi: &RunRecord) -> bool {
-    let names = [architecture(on_demand), architecture(lmi)];
-    (names.contains(&b.a) && names.contains(&b.b)) && b.a != b.b
+    let (od, managed) = (architecture(on_demand), architecture(lmi));
+    (b.a == od && b.b == managed) || (b.a == managed && b.b == od)
 }
 
 /// Where the LMI month is the cheaper, in words: "above 32.2 req/s".
