@@ -10,9 +10,13 @@ use crate::common::http_call;
 use localcloud_template::LMI_CAPACITY_PROVIDER;
 use serde_json::Value;
 
-/// Requests sent at once to each orders path: fewer than the three minimum
-/// environments' 24 slots (8 per vCPU, one vCPU each), so no scaling.
-const AT_ONCE: usize = 20;
+/// Requests sent at once to each orders path: more than the runtime's
+/// default would let the fleet hold within five minutes (three environments
+/// of 8 slots, doubled: 48), fewer than the three minimum environments hold
+/// at template-lmi.yaml's OrdersPerExecutionEnvironmentMaxConcurrency (64
+/// each: 192), so no scaling and no throttle; and fewer than the direct
+/// path's reserved concurrency (OrdersBackendConcurrency, 100).
+const AT_ONCE: usize = 90;
 const DELAY_MS: u64 = 500;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
