@@ -60,8 +60,9 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
     let mut records = Vec::new();
     let mut skipped = Vec::new();
     let mut capacity = Vec::new();
-    for (door, text) in ctx.opts.doors.clone().into_iter().zip(texts) {
+    for (pass, (door, text)) in ctx.opts.doors.clone().into_iter().zip(texts).enumerate() {
         (ctx.door, ctx.template_text) = (door, text);
+        let searches = selection::searches(&ctx.opts, pass);
         let on = match ctx.door.compute {
             ComputeType::OnDemand => String::new(),
             managed => format!(" on {}", managed.describe()),
@@ -70,8 +71,11 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
             "through the {}s{on}",
             apis::describe(ctx.door.api)
         ));
+        if pass > 0 && (ctx.opts.sweep || ctx.opts.capacity) {
+            phase("the scenarios only: the sweep and the capacity search measure the first pass");
+        }
         let from = skipped.len();
-        run_door(&ctx, &mut records, &mut skipped, &mut capacity).await;
+        run_door(&ctx, searches, &mut records, &mut skipped, &mut capacity).await;
         // Every run this pass could not measure was to go through its door.
         for s in &mut skipped[from..] {
             (s.api, s.compute) = (ctx.door.api, ctx.door.compute);
@@ -104,9 +108,11 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
     Ok(results)
 }
 
-/// One pass through `ctx.door`: the orders scenarios, the sweep, Conduit.
+/// One pass through `ctx.door`: the orders scenarios, the sweep, Conduit
+/// (the searches as `searches` says).
 async fn run_door(
     ctx: &Bench,
+    searches: selection::Searches,
     records: &mut Vec<RunRecord>,
     skipped: &mut Vec<Skipped>,
     capacity: &mut Vec<CapacityResult>,
@@ -129,11 +135,7 @@ async fn run_door(
             Err(e) => skipped.push(failed(&spec.name, &variant, &e)),
         }
     }
-    if ctx.opts.sweep
-        && wants(&ctx.opts.scenarios, "orders-sweep")
-        && ctx.opts.mode != Mode::Smoke
-        && ctx.opts.target == TargetKind::Local
-    {
+    if searches.sweep {
         let (mut swept, mut not_swept) = sweep::orders_sweep(ctx).await;
         records.append(&mut swept);
         skipped.append(&mut not_swept);
@@ -149,7 +151,7 @@ async fn run_door(
                 skipped.push(skip("conduit-mixed", &variant, reason));
                 continue;
             }
-            let mut run = conduit::conduit(ctx, &variant).await;
+            let mut run = conduit::conduit(ctx, &variant, searches.capacity).await;
             records.append(&mut run.records);
             capacity.extend(run.capacity);
             skipped.append(&mut run.not_run);

@@ -20,8 +20,9 @@ pub(super) struct ConduitRuns {
     pub not_run: Vec<Skipped>,
 }
 
-/// The Conduit mix at a steady load, then the capacity search.
-pub(super) async fn conduit(ctx: &Bench, variant: &Variant) -> ConduitRuns {
+/// The Conduit mix at a steady load, then the capacity search (where
+/// `search`: see `selection::searches`).
+pub(super) async fn conduit(ctx: &Bench, variant: &Variant, search: bool) -> ConduitRuns {
     let mut runs = ConduitRuns {
         records: Vec::new(),
         capacity: None,
@@ -33,7 +34,7 @@ pub(super) async fn conduit(ctx: &Bench, variant: &Variant) -> ConduitRuns {
             Err(skipped) => runs.not_run.push(skipped),
         }
     }
-    if ctx.opts.capacity && wants(&ctx.opts.scenarios, "conduit-capacity") {
+    if search {
         runs.capacity = Some(capacity_search(ctx, variant, &mut runs).await);
     }
     runs

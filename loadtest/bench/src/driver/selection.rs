@@ -53,6 +53,35 @@ pub(super) fn wants(filter: &[String], name: &str) -> bool {
     filter.is_empty() || filter.iter().any(|f| f == name)
 }
 
+/// The searches a pass makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Searches {
+    /// The orders concurrency and batch sweep.
+    pub sweep: bool,
+    /// The Conduit capacity search.
+    pub capacity: bool,
+}
+
+/// The searches of pass `pass` (0 the first): the sweep and the capacity
+/// search measure the first pass only. The verdicts read that pass, and
+/// later passes (another API or compute type) are compared with it on the
+/// scenarios alone, so searching them again would only double a full run;
+/// a search of another compute type is a run with that type first.
+pub(super) fn searches(opts: &RunOptions, pass: usize) -> Searches {
+    let first = pass == 0;
+    Searches {
+        sweep: first
+            && opts.sweep
+            && wants(&opts.scenarios, "orders-sweep")
+            && opts.mode != Mode::Smoke
+            && opts.target == TargetKind::Local,
+        capacity: first
+            && opts.capacity
+            && wants(&opts.scenarios, "conduit-capacity")
+            && opts.mode != Mode::Smoke,
+    }
+}
+
 pub(crate) fn deployed(ctx: &Bench, variant: &Variant) -> bool {
     match ctx.opts.target {
         TargetKind::Local => ctx.template_text.contains(&format!("\n  {}:", variant.api)),
@@ -86,6 +115,46 @@ mod tests {
             cpu_share: CpuShare::Aws,
             memory_sizes: Vec::new(),
         }
+    }
+
+    #[test]
+    fn only_the_first_pass_sweeps_and_searches_capacity() {
+        // GIVEN a full run asking for both searches
+        let mut full = options(Mode::Full, TargetKind::Local, &[]);
+        (full.sweep, full.capacity) = (true, true);
+        let both = Searches {
+            sweep: true,
+            capacity: true,
+        };
+        let neither = Searches {
+            sweep: false,
+            capacity: false,
+        };
+        // THEN the first pass makes both, a second pass neither
+        assert_eq!(searches(&full, 0), both);
+        assert_eq!(searches(&full, 1), neither);
+        // AND the sweep is on the local cloud only, and named scenarios
+        // choose between them
+        full.target = TargetKind::Aws;
+        assert!(!searches(&full, 0).sweep);
+        assert!(searches(&full, 0).capacity);
+        let mut named = options(Mode::Full, TargetKind::Local, &["orders-sweep"]);
+        (named.sweep, named.capacity) = (true, true);
+        assert_eq!(
+            searches(&named, 0),
+            Searches {
+                sweep: true,
+                capacity: false
+            }
+        );
+        // AND neither without being asked, nor in a smoke run
+        assert_eq!(
+            searches(&options(Mode::Full, TargetKind::Local, &[]), 0),
+            neither
+        );
+        let mut smoke = options(Mode::Smoke, TargetKind::Local, &[]);
+        (smoke.sweep, smoke.capacity) = (true, true);
+        assert_eq!(searches(&smoke, 0), neither);
     }
 
     fn runs(opts: &RunOptions) -> Vec<String> {
