@@ -37,6 +37,10 @@ pub struct LambdaConfig {
     /// Lambda Managed Instances' capacity providers; a managed function whose
     /// provider is not here gets a fleet of its own of the default type.
     pub capacity_providers: Vec<CapacityProvider>,
+    /// The mean CPU utilisation of a managed function's environments (0-1 of
+    /// their vCPUs) above which the scaler adds one, and above which the
+    /// router sends an invocation to another environment where it can.
+    pub managed_cpu_target: f64,
 }
 
 /// A capacity provider: the EC2 instances its functions' environments fill.
@@ -47,6 +51,9 @@ pub struct CapacityProvider {
     pub instance_type: String,
     /// `MaxVCpuCount`: the fleet's vCPUs at most.
     pub max_vcpu_count: Option<u32>,
+    /// The CPU utilisation (0-1) its fleet scales to; `None`:
+    /// [`LambdaConfig::managed_cpu_target`].
+    pub target_cpu_utilisation: Option<f64>,
 }
 
 impl Default for LambdaConfig {
@@ -66,6 +73,7 @@ impl Default for LambdaConfig {
             cpu_share: CpuShare::default(),
             functions: Vec::new(),
             capacity_providers: Vec::new(),
+            managed_cpu_target: localcloud_metrics::instances::DEFAULT_TARGET_CPU_UTILISATION,
         }
     }
 }

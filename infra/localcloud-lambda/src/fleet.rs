@@ -194,6 +194,8 @@ impl InstanceClock {
 pub(crate) struct Fleet {
     instance: InstanceShape,
     max_vcpu_count: Option<u32>,
+    /// The provider's CPU utilisation target (0-1), if it sets one.
+    cpu_target: Option<f64>,
     state: Mutex<FleetState>,
 }
 
@@ -216,6 +218,7 @@ impl Fleet {
         Self {
             instance: shape,
             max_vcpu_count,
+            cpu_target: None,
             state: Mutex::new(FleetState {
                 environments: BTreeMap::new(),
                 limits: BTreeMap::new(),
@@ -227,15 +230,33 @@ impl Fleet {
         }
     }
 
-    /// Takes room for one more environment of `function`, or says why not.
+    /// The fleet scaling to `target` (0-1) CPU utilisation.
+    pub fn with_cpu_target(mut self, target: Option<f64>) -> Self {
+        self.cpu_target = target;
+        self
+    }
+
+    /// The provider's CPU utilisation target, if it sets one.
+    pub fn cpu_target(&self) -> Option<f64> {
+        self.cpu_target
+    }
+
+    /// Takes room for one more environment of `function`, or says why not
+    /// (counted among the fleet's refusals: an invocation was refused).
     pub fn add(&self, function: &str, size: Footprint, now: Instant) -> Result<(), ScaleRefusal> {
-        let mut state = self.state.lock();
-        state.share_out(now);
-        let refused = self.try_add(&mut state, function, size, now);
+        let refused = self.grow(function, size, now);
         if refused.is_err() {
-            state.refusals += 1;
+            self.state.lock().refusals += 1;
         }
         refused
+    }
+
+    /// As [`Fleet::add`], for the scaler: a refusal is not counted, since no
+    /// invocation waited on it.
+    pub fn grow(&self, function: &str, size: Footprint, now: Instant) -> Result<(), ScaleRefusal> {
+        let mut state = self.state.lock();
+        state.share_out(now);
+        self.try_add(&mut state, function, size, now)
     }
 
     fn try_add(
@@ -373,7 +394,8 @@ pub(crate) fn fleets_for(
                 instances::known_instance_types().join(", ")
             )
         })?;
-        let fleet = Fleet::new(shape, provider.max_vcpu_count, now);
+        let fleet = Fleet::new(shape, provider.max_vcpu_count, now)
+            .with_cpu_target(provider.target_cpu_utilisation);
         fleets.insert(provider.name.clone(), std::sync::Arc::new(fleet));
     }
     for function in &config.functions {

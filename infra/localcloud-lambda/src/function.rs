@@ -62,13 +62,30 @@ impl Function {
         (None, dead)
     }
 
-    /// A live managed environment with a free slot, and the slot.
-    pub fn reserve_managed(&self) -> Option<(Arc<MultiEnvironment>, OwnedSemaphorePermit)> {
+    /// A live managed environment with a free slot, and the slot: first one
+    /// whose CPU use is at most `cpu_target`, else any. "If Router attempts
+    /// to send an invocation to an execution environment with high resource
+    /// consumption, the Lambda Agent on that instance notifies it to retry on
+    /// another" ("Scaling Lambda Managed Instances",
+    /// https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-scaling.html).
+    pub fn reserve_managed(
+        &self,
+        cpu_target: f64,
+    ) -> Option<(Arc<MultiEnvironment>, OwnedSemaphorePermit)> {
         let mut fleet = self.fleet.lock();
         fleet.retain(|env| env.is_alive());
-        fleet
-            .iter()
+        let (calm, busy): (Vec<_>, Vec<_>) =
+            fleet.iter().partition(|env| env.cpu_busy() <= cpu_target);
+        calm.into_iter()
+            .chain(busy)
             .find_map(|env| env.try_reserve().map(|slot| (env.clone(), slot)))
+    }
+
+    /// The live managed environments.
+    pub fn managed_environments(&self) -> Vec<Arc<MultiEnvironment>> {
+        let mut fleet = self.fleet.lock();
+        fleet.retain(|env| env.is_alive());
+        fleet.clone()
     }
 
     pub fn add_managed(&self, env: Arc<MultiEnvironment>) {

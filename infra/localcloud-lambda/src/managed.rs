@@ -3,14 +3,22 @@
 //! the event, the answer, the record.
 //!
 //! Each function starts its minimum environments with the service (Lambda
-//! starts three before the function is active). Where every environment is
-//! full, another starts at once, standing in for Lambda's scaler, which
-//! adds environments from CPU use and concurrency saturation rather than per
-//! request, as long as the fleet allows it (see `fleet`: at most double
-//! within five minutes, `MaxVCpuCount`); otherwise the invocation is
-//! throttled ("Scaling Lambda Managed Instances",
-//! https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-scaling.html).
-//! Invocations that arrive while one starts wait for its slots.
+//! starts three before the function is active). Lambda "scales
+//! asynchronously based on CPU resource utilization and multi-concurrency
+//! saturation" ("Scaling Lambda Managed Instances",
+//! https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-scaling.html):
+//! - CPU: every [`SCALE_PERIOD`] the scaler reads each environment's CPU,
+//!   and adds one environment when their mean use of their vCPUs is above
+//!   the target (the capacity provider's `AverageCPUUtilization`, else
+//!   `LambdaConfig::managed_cpu_target`); invocations go first to
+//!   environments under it;
+//! - saturation: where every environment is full, another starts at once;
+//!
+//! both as long as the fleet allows it (see `fleet`: at most double within
+//! five minutes, `MaxVCpuCount`); otherwise a saturated invocation is
+//! throttled. Invocations that arrive while one starts wait for its slots.
+//! Environments are not scaled in: a run is billed its peak fleet from then
+//! on (AWS scales in "as traffic decreases", at a pace it does not give).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -56,7 +64,7 @@ impl Inner {
         payload: Bytes,
         slot: Slot,
     ) -> Result<InvokeResponse, InvokeError> {
-        let (env, env_slot, init) = match function.reserve_managed() {
+        let (env, env_slot, init) = match function.reserve_managed(self.cpu_target(function)) {
             Some((env, env_slot)) => (env, env_slot, None),
             None => match self.reserve_or_start(function).await {
                 Ok(reserved) => reserved,
@@ -108,10 +116,10 @@ impl Inner {
     /// in a new one (with its init duration).
     async fn reserve_or_start(&self, function: &Arc<Function>) -> Result<Reserved, NoEnvironment> {
         let _starting = function.fleet_start.lock().await;
-        if let Some((env, slot)) = function.reserve_managed() {
+        if let Some((env, slot)) = function.reserve_managed(self.cpu_target(function)) {
             return Ok((env, slot, None));
         }
-        let (env, init) = self.start_managed(function).await?;
+        let (env, init) = self.start_managed(function, Demand::Invocation).await?;
         let slot = env
             .try_reserve()
             .ok_or(NoEnvironment::Init(InitFailure::ShuttingDown))?;
@@ -122,13 +130,17 @@ impl Inner {
     async fn start_managed(
         &self,
         function: &Arc<Function>,
+        demand: Demand,
     ) -> Result<(Arc<MultiEnvironment>, Duration), NoEnvironment> {
         let fleet = self.fleet(function).cloned();
         if let (Some(fleet), Some(managed)) = (&fleet, &function.config.managed) {
             let size = Footprint::of(managed, function.config.memory_mb);
-            fleet
-                .add(&function.config.name, size, Instant::now())
-                .map_err(NoEnvironment::Refused)?;
+            let (name, now) = (&function.config.name, Instant::now());
+            let room = match demand {
+                Demand::Invocation => fleet.add(name, size, now),
+                Demand::Scaler => fleet.grow(name, size, now),
+            };
+            room.map_err(NoEnvironment::Refused)?;
         }
         let mut shutdown = self.shutdown_signal();
         let started = Environment::start(
@@ -167,7 +179,7 @@ impl Inner {
     pub(crate) async fn start_minimum(self: Arc<Self>, function: Arc<Function>) {
         let _starting = function.fleet_start.lock().await;
         for _ in 0..MIN_ENVIRONMENTS {
-            match self.start_managed(&function).await {
+            match self.start_managed(&function, Demand::Invocation).await {
                 Ok(_) => {}
                 Err(NoEnvironment::Init(InitFailure::ShuttingDown)) => return,
                 Err(NoEnvironment::Init(failure)) => {
@@ -190,6 +202,67 @@ impl Inner {
             }
         }
     }
+
+    /// The CPU utilisation `function`'s fleet scales to: its provider's
+    /// target, else the configuration's.
+    fn cpu_target(&self, function: &Function) -> f64 {
+        self.fleet(function)
+            .and_then(|fleet| fleet.cpu_target())
+            .unwrap_or(self.config.managed_cpu_target)
+    }
+
+    /// Lambda's scaler for `function`: every [`SCALE_PERIOD`], one more
+    /// environment when its environments' mean CPU use is above the target
+    /// (and the fleet has room), until the service stops.
+    pub(crate) async fn scale_on_cpu(self: Arc<Self>, function: Arc<Function>) {
+        let Some(managed) = function.config.managed.clone() else {
+            return;
+        };
+        let vcpus = managed.vcpus(function.config.memory_mb);
+        let mut shutdown = self.shutdown_signal();
+        let mut tick = tokio::time::interval(SCALE_PERIOD);
+        loop {
+            tokio::select! {
+                _ = shutdown.wait_for(|stop| *stop) => return,
+                _ = tick.tick() => {}
+            }
+            let now = Instant::now();
+            let busy: Vec<f64> = function
+                .managed_environments()
+                .iter()
+                .filter_map(|env| env.measure_cpu(vcpus, now))
+                .collect();
+            if !over_target(&busy, self.cpu_target(&function)) {
+                continue;
+            }
+            let _starting = function.fleet_start.lock().await;
+            if let Err(NoEnvironment::Init(InitFailure::ShuttingDown)) =
+                self.start_managed(&function, Demand::Scaler).await
+            {
+                return;
+            }
+            // A refusal (the doubling bound, MaxVCpuCount) or a failed init:
+            // the next period tries again.
+        }
+    }
+}
+
+/// How often the scaler reads the environments' CPU: AWS's scaler acts on
+/// resource signals "asynchronously", at a pace it does not give.
+pub const SCALE_PERIOD: Duration = Duration::from_secs(2);
+
+/// Who asks for an environment: an invocation that found every slot busy
+/// (a refusal throttles it and is counted) or the scaler (not counted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Demand {
+    Invocation,
+    Scaler,
+}
+
+/// Whether the environments' mean CPU use (each a share of its vCPUs) is
+/// above `target`.
+fn over_target(busy: &[f64], target: f64) -> bool {
+    !busy.is_empty() && busy.iter().sum::<f64>() / busy.len() as f64 > target
 }
 
 /// CPU readings of the environment go to its function; its end, to the
@@ -205,5 +278,18 @@ fn hooks(function: &Arc<Function>, fleet: Option<Arc<crate::fleet::Fleet>>) -> H
                 fleet.remove(&retirer.config.name, Instant::now());
             }
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::over_target;
+
+    #[test]
+    fn the_scaler_acts_on_the_mean_cpu_use_above_the_target() {
+        assert!(!over_target(&[], 0.5), "no reading yet");
+        assert!(!over_target(&[0.9, 0.1, 0.2], 0.5), "one busy, mean 0.4");
+        assert!(!over_target(&[0.5, 0.5], 0.5), "at the target");
+        assert!(over_target(&[0.9, 0.3, 0.4], 0.5), "mean 0.53");
     }
 }

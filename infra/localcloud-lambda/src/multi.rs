@@ -20,8 +20,10 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use localcloud_core::procstat;
+use parking_lot::Mutex;
 use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
 
 use crate::environment::{Completion, Environment, Happening, MEMORY_CHECK_PERIOD};
@@ -40,6 +42,17 @@ pub struct MultiEnvironment {
     slots: Arc<Semaphore>,
     alive: watch::Receiver<bool>,
     peak_memory_mb: Arc<AtomicU64>,
+    pid: u32,
+    cpu: Mutex<CpuGauge>,
+}
+
+/// The environment's CPU use between the scaler's last two readings.
+#[derive(Debug, Default)]
+struct CpuGauge {
+    /// The process's CPU milliseconds and when they were read.
+    last: Option<(f64, Instant)>,
+    /// The share of its vCPUs it used over that interval (0 before two).
+    busy: f64,
 }
 
 struct Request {
@@ -58,6 +71,7 @@ impl MultiEnvironment {
         hooks: Hooks,
         shutdown: watch::Receiver<bool>,
     ) -> Arc<Self> {
+        let pid = env.pid;
         let (requests, inbox) = mpsc::unbounded_channel();
         let (alive_tx, alive) = watch::channel(true);
         let peak_memory_mb = Arc::new(AtomicU64::new(0));
@@ -78,7 +92,29 @@ impl MultiEnvironment {
             slots: Arc::new(Semaphore::new(max.max(1) as usize)),
             alive,
             peak_memory_mb,
+            pid,
+            cpu: Mutex::new(CpuGauge::default()),
         })
+    }
+
+    /// Reads the process's CPU time and returns the share of its `vcpus` it
+    /// used since the last reading (`None` at the first, or once it is gone).
+    pub fn measure_cpu(&self, vcpus: f64, now: Instant) -> Option<f64> {
+        let cpu_ms = procstat::cpu_ms(self.pid)?;
+        let mut gauge = self.cpu.lock();
+        let previous = gauge.last.replace((cpu_ms, now));
+        let (before_ms, at) = previous?;
+        let elapsed_ms = now.saturating_duration_since(at).as_secs_f64() * 1000.0;
+        if elapsed_ms <= 0.0 || vcpus <= 0.0 {
+            return None;
+        }
+        gauge.busy = ((cpu_ms - before_ms).max(0.0) / elapsed_ms / vcpus).clamp(0.0, 1.0);
+        Some(gauge.busy)
+    }
+
+    /// The share of its vCPUs it used at the last measure.
+    pub fn cpu_busy(&self) -> f64 {
+        self.cpu.lock().busy
     }
 
     /// A free slot, if the environment is alive and has one.

@@ -4,6 +4,15 @@
 
 use serde::Serialize;
 
+/// The CPU utilisation of its environments above which Lambda Managed
+/// Instances adds environments, for the local cloud's scaler and the cost
+/// model's fleet alike. AWS scales "based on CPU resource utilization and
+/// multi-concurrency saturation" and names a capacity provider's target
+/// (`AverageCPUUtilization`) without giving its default
+/// (https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-scaling.html):
+/// half the vCPUs is our assumption.
+pub const DEFAULT_TARGET_CPU_UTILISATION: f64 = 0.5;
+
 /// An EC2 instance type's size (the EC2 instance type pages); its price is
 /// in the cost model's price table.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

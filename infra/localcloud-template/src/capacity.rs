@@ -87,23 +87,98 @@ pub(crate) fn capacity_provider(
         r.diags.error(&at.child("CapacityProviderName"), line, m);
         return None;
     }
-    let max_vcpu_count = props.get(scaling_key).and_then(|scaling| {
+    let scaling = props.get(scaling_key);
+    let max_vcpu_count = scaling.and_then(|scaling| {
         let at = at.child(scaling_key);
-        // SAM's AverageCPUUtilization and CloudFormation's policies steer a
-        // scaling the local cloud does not do (yet).
-        let policies = ["AverageCPUUtilization", "ScalingMode", "ScalingPolicies"];
-        check_keys(&scaling.value, &["MaxVCpuCount"], &policies, &at, r.diags);
+        let keys: &[&str] = if sam {
+            &["MaxVCpuCount", "AverageCPUUtilization"]
+        } else {
+            &["MaxVCpuCount", "ScalingMode", "ScalingPolicies"]
+        };
+        check_keys(&scaling.value, keys, &[], &at, r.diags);
         r.u32(&scaling.value, "MaxVCpuCount", &at)
     });
+    let target_cpu_utilization = match scaling {
+        Some(scaling) => cpu_target(&scaling.value, sam, &at.child(scaling_key), r).ok()?,
+        None => None,
+    };
     let (architecture, allowed_instance_types) = instance_requirements(props, sam, &at, r)?;
     Some(CapacityProvider {
         logical_id: id.to_string(),
         name: name.to_string(),
         arn: arn(r, name),
         max_vcpu_count,
+        target_cpu_utilization,
         architecture,
         allowed_instance_types,
     })
+}
+
+/// The CPU utilisation target (percent, 0-100) of a provider's scaling
+/// configuration: SAM's `AverageCPUUtilization`, which SAM turns into
+/// `ScalingMode: Manual` and one `LambdaCapacityProviderAverageCPUUtilization`
+/// policy, the CloudFormation form
+/// (https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-properties-lambda-capacityprovider-targettrackingscalingpolicy.html;
+/// `TargetValue` 0.0 to 100.0 in the Lambda API's `TargetTrackingScalingPolicy`).
+/// `Err` after an error diagnostic.
+fn cpu_target(scaling: &Node, sam: bool, at: &At, r: &mut Reader) -> Result<Option<f64>, ()> {
+    let percent = |value: &Value| {
+        match value {
+            Value::Number(n) => n.as_f64(),
+            Value::String(s) => s.trim().parse::<f64>().ok(),
+            _ => None,
+        }
+        .filter(|p| (0.0..=100.0).contains(p))
+    };
+    if sam {
+        let key = "AverageCPUUtilization";
+        let Some((v, line)) = r.value(scaling, key, at) else {
+            return Ok(None);
+        };
+        return match percent(&v) {
+            Some(p) => Ok(Some(p)),
+            None => {
+                let m = format!("must be a percentage from 0 to 100, got {}", render(&v));
+                r.diags.error(&at.child(key), line, m);
+                Err(())
+            }
+        };
+    }
+    if let Some((mode, line)) = r.value(scaling, "ScalingMode", at) {
+        if !matches!(mode.as_str(), Some("Auto" | "Manual")) {
+            let m = format!("must be Auto or Manual, got {}", render(&mode));
+            r.diags.error(&at.child("ScalingMode"), line, m);
+            return Err(());
+        }
+    }
+    let Some((policies, line)) = r.value(scaling, "ScalingPolicies", at) else {
+        return Ok(None);
+    };
+    let at = at.child("ScalingPolicies");
+    let mut target = None;
+    for policy in policies.as_array().into_iter().flatten() {
+        let metric = policy.get("PredefinedMetricType").and_then(Value::as_str);
+        let value = policy.get("TargetValue").and_then(percent);
+        match (metric, value) {
+            (Some("LambdaCapacityProviderAverageCPUUtilization"), Some(p)) => target = Some(p),
+            _ => {
+                let m = format!(
+                    "each policy needs PredefinedMetricType LambdaCapacityProviderAverageCPUUtilization and a TargetValue from 0 to 100, got {policy}"
+                );
+                r.diags.error(&at, line, m);
+                return Err(());
+            }
+        }
+    }
+    if !policies.is_array() {
+        let m = format!(
+            "must be a list of scaling policies, got {}",
+            render(&policies)
+        );
+        r.diags.error(&at, line, m);
+        return Err(());
+    }
+    Ok(target)
 }
 
 /// `InstanceRequirements`: the architecture (one; `x86_64` by default) and

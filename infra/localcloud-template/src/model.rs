@@ -142,6 +142,11 @@ pub struct CapacityProvider {
     /// `MaxVCpuCount` (SAM `ScalingConfig`, CloudFormation
     /// `CapacityProviderScalingConfig`): the fleet's vCPUs at most.
     pub max_vcpu_count: Option<u32>,
+    /// The CPU utilisation (percent) its fleet scales to: SAM
+    /// `ScalingConfig.AverageCPUUtilization`, CloudFormation's
+    /// `LambdaCapacityProviderAverageCPUUtilization` scaling policy;
+    /// `None`: Lambda's own (`ScalingMode: Auto`).
+    pub target_cpu_utilization: Option<f64>,
     /// `InstanceRequirements.Architectures`: `x86_64` (the default) or `arm64`.
     pub architecture: String,
     /// `InstanceRequirements` `AllowedTypes` (SAM) or `AllowedInstanceTypes`

@@ -546,6 +546,9 @@ fn capacity_provider(
         name: provider.name.clone(),
         instance_type,
         max_vcpu_count: provider.max_vcpu_count,
+        target_cpu_utilisation: provider
+            .target_cpu_utilization
+            .map(|percent| percent / 100.0),
     })
 }
 

@@ -89,7 +89,7 @@ impl Default for FleetSettings {
             max_concurrency: None,
             min_environments: 3,
             min_instances: 3,
-            target_cpu_utilisation: 0.5,
+            target_cpu_utilisation: localcloud_metrics::instances::DEFAULT_TARGET_CPU_UTILISATION,
         }
     }
 }

@@ -231,6 +231,38 @@ async fn wait_for_environments(service: &LambdaService, n: usize) {
     }
 }
 
+/// "Managed Instances currently scales based on CPU resource utilization":
+/// a function whose environments' mean CPU use stays above the target gets
+/// more environments though none is ever full (one invocation at a time of
+/// two slots each), and the scaler's growth is no refusal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cpu_use_above_the_target_adds_environments_before_any_is_full() {
+    let burn = FunctionConfig {
+        memory_mb: 2048,
+        ..managed_on("cpu-burn", "burn", Some(2), Duration::from_secs(30))
+    };
+    let mut config = config(vec![burn]);
+    // One busy environment of three is a mean of a third at most, above a
+    // tenth however loaded the machine running the test.
+    config.managed_cpu_target = 0.1;
+    let service = start(config);
+    wait_for_environments(&service, 3).await;
+    let idle = service.metrics().capacity_providers["fleet"].environments;
+    assert_eq!(idle, 3, "no CPU use, no scaling");
+    let until = Instant::now() + Duration::from_secs(8);
+    while Instant::now() < until {
+        let answer = invoke(&service, "burn", json!({"cpu_ms": 200}))
+            .await
+            .expect("served");
+        assert_eq!(answer.function_error, None);
+    }
+    let fleet = service.metrics().capacity_providers["fleet"].clone();
+    assert!(fleet.environments > 3, "{fleet:?}");
+    assert_eq!(fleet.scaling_refusals, 0, "{fleet:?}");
+    assert_eq!(service.metrics().functions["burn"].throttles, 0);
+    service.shutdown().await;
+}
+
 /// Lambda "starts three execution environments before marking your function
 /// version ACTIVE", on three instances; the fleet meters them busy or idle.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

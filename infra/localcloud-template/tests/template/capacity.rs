@@ -15,6 +15,10 @@ const PROVIDERS: &str = "Resources:
       CapacityProviderName: raw-fleet
       PermissionsConfig: {CapacityProviderOperatorRoleArn: arn:aws:iam::123456789012:role/op}
       VpcConfig: {SubnetIds: [subnet-1], SecurityGroupIds: [sg-1]}
+      CapacityProviderScalingConfig:
+        ScalingMode: Manual
+        ScalingPolicies:
+          - {PredefinedMetricType: LambdaCapacityProviderAverageCPUUtilization, TargetValue: 40}
 ";
 
 fn with_function(config: &str, memory: u32) -> String {
@@ -42,12 +46,53 @@ fn both_provider_forms_are_read_with_name_arn_and_max_vcpus() {
     );
     assert_eq!(fleet.max_vcpu_count, Some(64));
     assert_eq!((raw.name.as_str(), raw.max_vcpu_count), ("raw-fleet", None));
-    // The fleet's networking and scaling policy do nothing locally: warned.
+    // The CPU targets the fleets scale to: SAM's and CloudFormation's forms
+    assert_eq!(fleet.target_cpu_utilization, Some(70.0));
+    assert_eq!(raw.target_cpu_utilization, Some(40.0));
+    // The fleet's networking does nothing locally: warned; the scaling
+    // settings are read, not warned.
     let warned: Vec<&str> = app.warnings.iter().map(|w| w.path.as_str()).collect();
     assert!(warned.contains(&"Properties.VpcConfig"), "{warned:?}");
+    assert!(warned.iter().all(|w| !w.contains("Scaling")), "{warned:?}");
+}
+
+#[test]
+fn a_cpu_target_that_is_no_percentage_or_policy_is_an_error() {
+    for (scaling, path) in [
+        (
+            "ScalingConfig: {AverageCPUUtilization: 150}",
+            "Properties.ScalingConfig.AverageCPUUtilization",
+        ),
+        (
+            "ScalingConfig: {AverageCPUUtilization: high}",
+            "Properties.ScalingConfig.AverageCPUUtilization",
+        ),
+    ] {
+        let template = PROVIDERS.replace(
+            "ScalingConfig: {MaxVCpuCount: 64, AverageCPUUtilization: 70.0}",
+            scaling,
+        );
+        let found = errors(&template);
+        assert!(found.iter().any(|d| d.path == path), "{scaling}: {found:?}");
+    }
+    let policy =
+        "{PredefinedMetricType: LambdaCapacityProviderAverageCPUUtilization, TargetValue: 40}";
+    for bad in [
+        "{TargetValue: 40}",
+        "{PredefinedMetricType: LambdaCapacityProviderAverageCPUUtilization, TargetValue: -1}",
+        "{PredefinedMetricType: Memory, TargetValue: 40}",
+    ] {
+        let found = errors(&PROVIDERS.replace(policy, bad));
+        let path = "Properties.CapacityProviderScalingConfig.ScalingPolicies";
+        assert!(found.iter().any(|d| d.path == path), "{bad}: {found:?}");
+    }
+    let bad_mode = PROVIDERS.replace("ScalingMode: Manual", "ScalingMode: Sometimes");
+    let found = errors(&bad_mode);
     assert!(
-        warned.contains(&"Properties.ScalingConfig.AverageCPUUtilization"),
-        "{warned:?}"
+        found
+            .iter()
+            .any(|d| d.path == "Properties.CapacityProviderScalingConfig.ScalingMode"),
+        "{found:?}"
     );
 }
 
