@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds template.yaml with SAM and deploys it to whatever listens on
-# LocalStack's port 4566: a running LocalStack
-# (docker compose -f localstack/docker-compose.yml up -d), or the local cloud
-# (`localcloud serve`, no Docker; plain `sam`/`aws` with AWS_ENDPOINT_URL, and
-# functions built for this machine's architecture). Then writes the stack's
-# outputs, with API URLs rewritten to LocalStack's when on LocalStack, for the bench.
+# LocalStack's port 4566: a running LocalStack (localstack/run.sh start, or
+# docker compose -f localstack/docker-compose.yml up -d), or the local cloud
+# (`localcloud serve`, no Docker). Both are reached by the plain AWS SAM CLI
+# and AWS CLI with AWS_ENDPOINT_URL=http://127.0.0.1:4566. Then writes the
+# stack's outputs, with API URLs rewritten to LocalStack's when on LocalStack,
+# for the bench.
 # HTTP APIs need a paid LocalStack plan; on the free (community) edition the
 # REST API version, template-rest.yaml, is deployed instead.
 #
@@ -12,52 +13,70 @@
 #   localstack/deploy.sh --rest     # deploy template-rest.yaml whatever the plan
 #   localstack/deploy.sh --http     # deploy template.yaml whatever the plan
 #   localstack/deploy.sh --delete   # delete the stack
+#   BINARIES_DIR=~/.cache/ci-target/release localstack/deploy.sh --rest
+#       # no `sam build`: each function's bootstrap is the workspace's release
+#       # binary, built for this machine (FunctionArchitecture follows it)
 #
-# Needs: Docker (LocalStack runs the functions in containers), Python 3,
-# cargo + the aarch64-unknown-linux-gnu std (`rustup target add ...`),
-# since the template builds arm64 functions.
+# Needs: Python 3; without BINARIES_DIR, cargo + the aarch64-unknown-linux-gnu
+# std (`rustup target add ...`), since the template builds arm64 functions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 stack="${STACK_NAME:-serverless-bench}"
 region="${AWS_DEFAULT_REGION:-us-east-1}"
 venv="${LOCALSTACK_VENV:-$HOME/.cache/template-checks/localstack-venv}"
+binaries="${BINARIES_DIR:-}"
 export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_DEFAULT_REGION="$region"
 export SAM_CLI_TELEMETRY=0
+# The IP, not `localhost`: S3 then takes path-style requests (a bucket name
+# as a subdomain of localhost resolves nowhere here).
+export AWS_ENDPOINT_URL="${AWS_ENDPOINT_URL:-http://127.0.0.1:4566}"
 
-if [[ ! -x "$venv/bin/samlocal" ]]; then
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check \
-        'aws-sam-cli-local>=1.60' 'aws-sam-cli>=1.130' 'awscli-local>=0.22' 'awscli>=1.33' 'cargo-lambda>=1.6'
+# The SAM CLI and AWS CLI: those CI already installed (scripts/check-templates.sh,
+# scripts/deploy-e2e.sh) when there, else a venv of our own.
+checks_sam="${CHECKS_CACHE:-$HOME/.cache/template-checks}/sam-venv/bin/sam"
+deploy_aws="${DEPLOY_CACHE:-$HOME/.cache/localcloud-deploy}/awscli-venv/bin/aws"
+if [[ -n "$binaries" && -x "$checks_sam" && -x "$deploy_aws" ]]; then
+    sam="$checks_sam"
+    aws="$deploy_aws"
+else
+    if [[ ! -x "$venv/bin/sam" || ! -x "$venv/bin/cargo-lambda" ]]; then
+        python3 -m venv "$venv"
+        "$venv/bin/pip" install --quiet --disable-pip-version-check \
+            'aws-sam-cli>=1.130' 'awscli>=1.33' 'cargo-lambda>=1.6'
+    fi
+    sam="$venv/bin/sam"
+    aws="$venv/bin/aws"
+    export PATH="$venv/bin:$PATH" # sam build runs cargo-lambda
 fi
-export PATH="$venv/bin:$PATH"
 
 if curl -sf http://127.0.0.1:4566/_localcloud/health >/dev/null; then
-    # The local cloud answers the deploy APIs itself: no samlocal needed.
-    export AWS_ENDPOINT_URL=http://127.0.0.1:4566
-    samlocal() { sam "$@"; }
-    awslocal() { aws "$@"; }
-    arch=$([[ "$(uname -m)" == x86_64 ]] && echo x86_64 || echo arm64)
-    DEPLOY_PARAMETERS="FunctionArchitecture=$arch ${DEPLOY_PARAMETERS:-}"
-    build_overrides=(--parameter-overrides "FunctionArchitecture=$arch")
     rewrite_urls=0
     # The local cloud serves HTTP APIs and REST APIs alike.
     health='{"edition": "localcloud"}'
-elif health=$(curl -sf http://localhost:4566/_localstack/health); then
-    build_overrides=()
+elif health=$(curl -sf http://127.0.0.1:4566/_localstack/health); then
     rewrite_urls=1
 else
     echo "Neither LocalStack nor the local cloud is running on :4566; start one with" >&2
+    echo "  localstack/build.sh && localstack/run.sh start" >&2
     echo "  docker compose -f localstack/docker-compose.yml up -d --wait" >&2
     echo "  cargo run --release -p localcloud -- serve" >&2
     exit 1
+fi
+arch=$([[ "$(uname -m)" == x86_64 ]] && echo x86_64 || echo arm64)
+build_overrides=()
+if [[ -n "$binaries" || "$rewrite_urls" == 0 ]]; then
+    # Functions built for this machine (the local cloud runs them as they
+    # are; LocalStack's containers would need QEMU for another architecture).
+    DEPLOY_PARAMETERS="FunctionArchitecture=$arch ${DEPLOY_PARAMETERS:-}"
+    build_overrides=(--parameter-overrides "FunctionArchitecture=$arch")
 fi
 
 # Which template: asked for, or by the edition LocalStack reports.
 edition=$(python3 -c 'import json, sys; print(json.load(sys.stdin).get("edition", "unknown"))' <<<"$health")
 case "${1:-}" in
 --delete)
-    samlocal delete --stack-name "$stack" --region "$region" --no-prompts
+    "$sam" delete --stack-name "$stack" --region "$region" --no-prompts
     exit 0
     ;;
 --rest) template="template-rest.yaml" ;;
@@ -79,25 +98,85 @@ echo "target on :4566: $edition; deploying $template"
 # A development secret: LocalStack is throwaway, never reuse it on AWS.
 jwt_secret="${JWT_SECRET:-$(python3 -c 'import secrets; print(secrets.token_hex(32))')}"
 
-samlocal build --config-env localstack --template-file "$template" "${build_overrides[@]}"
-samlocal deploy --config-env localstack --stack-name "$stack" --region "$region" \
+started=$(date +%s)
+if [[ -n "$binaries" ]]; then
+    # What `sam build` would produce, from the release binaries: a directory
+    # per function holding its `bootstrap`, and the template pointing at them
+    # (BuildMethod metadata dropped). Outside the checkout, deleted after.
+    build_dir=$(mktemp -d)
+    trap 'rm -rf "$build_dir"' EXIT
+    "$(dirname "$sam")/python" - "$template" "$binaries" "$build_dir" <<'EOF'
+import os, shutil, subprocess, sys
+from samcli.yamlhelper import yaml_dump, yaml_parse
+
+template, binaries, out = sys.argv[1:]
+doc = yaml_parse(open(template).read())
+missing = []
+# Each binary once, stripped (the release build keeps symbols: 100+ MB a
+# binary, which every function's zip would carry); functions sharing a
+# binary get hard links to it.
+stripped = {}
+for name, res in doc["Resources"].items():
+    if res.get("Type") != "AWS::Serverless::Function":
+        continue
+    binary = res.get("Metadata", {}).get("BuildProperties", {}).get("Binary")
+    if not binary:
+        continue
+    src = os.path.join(binaries, binary)
+    if not os.path.isfile(src):
+        missing.append(binary)
+        continue
+    os.makedirs(os.path.join(out, name))
+    dest = os.path.join(out, name, "bootstrap")
+    if binary in stripped:
+        os.link(stripped[binary], dest)
+    else:
+        shutil.copy2(src, dest)
+        if shutil.which("strip"):
+            subprocess.run(["strip", dest], check=True)
+        stripped[binary] = dest
+    res["Properties"]["CodeUri"] = name
+    del res["Metadata"]
+if missing:
+    sys.exit(f"missing in {binaries}: {', '.join(sorted(set(missing)))}; build them with "
+             "`cargo build --release --workspace --all-targets`")
+open(os.path.join(out, "template.yaml"), "w").write(yaml_dump(doc))
+EOF
+    deploy_template=("--template-file" "$build_dir/template.yaml")
+    echo "packaged the release binaries of $binaries in $(($(date +%s) - started)) s"
+else
+    "$sam" build --config-env localstack --template-file "$template" "${build_overrides[@]}"
+    deploy_template=()
+fi
+started=$(date +%s)
+"$sam" deploy "${deploy_template[@]}" --config-env localstack --config-file "$PWD/samconfig.toml" \
+    --stack-name "$stack" --region "$region" \
     --parameter-overrides "JwtSecret=$jwt_secret ${DEPLOY_PARAMETERS:-}"
+echo "sam deploy took $(($(date +%s) - started)) s"
 
 # The outputs spell AWS URLs; LocalStack serves each API at
-# http://{api-id}.execute-api.localhost.localstack.cloud:4566.
-awslocal cloudformation describe-stacks --stack-name "$stack" --output json |
-    REWRITE_URLS="$rewrite_urls" python3 -c '
+# http://{api-id}.execute-api.localhost.localstack.cloud:4566 when that name
+# resolves (public DNS: to 127.0.0.1), and always at
+# http://127.0.0.1:4566/_aws/execute-api/{api-id}: the latter when the name
+# does not resolve (no public DNS) or LOCALSTACK_API_URLS=path.
+style="${LOCALSTACK_API_URLS:-}"
+if [[ -z "$style" ]]; then
+    style=path
+    getent hosts localhost.localstack.cloud >/dev/null 2>&1 && style=host
+fi
+"$aws" cloudformation describe-stacks --stack-name "$stack" --output json |
+    REWRITE_URLS="$rewrite_urls" STYLE="$style" python3 -c '
 import json, os, re, sys
 doc = json.load(sys.stdin)
 if os.environ["REWRITE_URLS"] != "1":
     json.dump(doc, sys.stdout, indent=2)
     sys.exit(0)
+to = (r"http://\1.execute-api.localhost.localstack.cloud:4566" if os.environ["STYLE"] == "host"
+      else r"http://127.0.0.1:4566/_aws/execute-api/\1")
 for stack in doc["Stacks"]:
     for out in stack.get("Outputs", []):
         out["OutputValue"] = re.sub(
-            r"^https://([a-z0-9]+)\.execute-api\.[^/]+",
-            r"http://\1.execute-api.localhost.localstack.cloud:4566",
-            out["OutputValue"])
+            r"^https://([a-z0-9]+)\.execute-api\.[^/]+", to, out["OutputValue"])
 json.dump(doc, sys.stdout, indent=2)
 ' >localstack/outputs.json
 echo "outputs: localstack/outputs.json"
