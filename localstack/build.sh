@@ -181,11 +181,19 @@ build_core() {
     mkdir "$ctx/dynamodb-local"
     cp -r "$emulator/DynamoDBLocal.jar" "$emulator/DynamoDBLocal_lib" "$ctx/dynamodb-local/"
     say "docker build $core_image: localstack-core $LOCALSTACK_CORE_VERSION, Java 21, DynamoDB Local (log: $log)"
-    docker build --build-arg "BASE=$base_image" \
+    docker_build "$ctx" "$log" "$core_image" --build-arg "BASE=$base_image" \
         --build-arg "LOCALSTACK_CORE_VERSION=$LOCALSTACK_CORE_VERSION" --build-arg "UV_VERSION=$UV_VERSION" \
-        "${proxy_args[@]}" -t "$core_image" "$ctx" >"$log" 2>&1 || {
+        "${proxy_args[@]}"
+}
+
+# docker build of the context CTX into IMAGE (extra arguments passed on),
+# its output in LOG; the context is removed either way.
+docker_build() {
+    local ctx=$1 log=$2 image=$3
+    shift 3
+    docker build "$@" -t "$image" "$ctx" >"$log" 2>&1 || {
         rm -rf "$ctx"
-        fail_log "$log" "docker build of $core_image failed"
+        fail_log "$log" "docker build of $image failed"
     }
     rm -rf "$ctx"
 }
@@ -201,11 +209,7 @@ COPY init /tmp/init
 RUN python /opt/localstack/preinstall.py --init /tmp/init && rm /tmp/init
 LABEL serverless-bench.init-sha256=$init_hash
 EOF
-    docker build -t "$final_image" "$ctx" >"$log" 2>&1 || {
-        rm -rf "$ctx"
-        fail_log "$log" "docker build of $final_image failed"
-    }
-    rm -rf "$ctx"
+    docker_build "$ctx" "$log" "$final_image"
 }
 
 # --- (c) the Lambda runtime image ---------------------------------------------
@@ -213,11 +217,7 @@ build_runtime() {
     local ctx log="$cache/build-runtime.log"
     ctx=$(mktemp -d "$cache/context.XXXXXX")
     cp "$here/image/runtime.Dockerfile" "$ctx/Dockerfile"
-    docker build --build-arg "BASE=$base_image" -t "$runtime_local" "$ctx" >"$log" 2>&1 || {
-        rm -rf "$ctx"
-        fail_log "$log" "docker build of $runtime_local failed"
-    }
-    rm -rf "$ctx"
+    docker_build "$ctx" "$log" "$runtime_local" --build-arg "BASE=$base_image"
 }
 
 # The base is needed only to build the others.
