@@ -74,10 +74,12 @@ impl Function {
     ) -> Option<(Arc<MultiEnvironment>, OwnedSemaphorePermit)> {
         let mut fleet = self.fleet.lock();
         fleet.retain(|env| env.is_alive());
-        let (calm, busy): (Vec<_>, Vec<_>) =
-            fleet.iter().partition(|env| env.cpu_busy() <= cpu_target);
-        calm.into_iter()
-            .chain(busy)
+        // Two passes rather than a sorted copy: this runs on every invocation.
+        let calm = |env: &&Arc<MultiEnvironment>| env.cpu_busy() <= cpu_target;
+        fleet
+            .iter()
+            .filter(calm)
+            .chain(fleet.iter().filter(|env| !calm(env)))
             .find_map(|env| env.try_reserve().map(|slot| (env.clone(), slot)))
     }
 

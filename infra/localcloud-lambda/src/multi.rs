@@ -43,16 +43,12 @@ pub struct MultiEnvironment {
     alive: watch::Receiver<bool>,
     peak_memory_mb: Arc<AtomicU64>,
     pid: u32,
-    cpu: Mutex<CpuGauge>,
-}
-
-/// The environment's CPU use between the scaler's last two readings.
-#[derive(Debug, Default)]
-struct CpuGauge {
-    /// The process's CPU milliseconds and when they were read.
-    last: Option<(f64, Instant)>,
-    /// The share of its vCPUs it used over that interval (0 before two).
-    busy: f64,
+    /// The process's CPU milliseconds at the scaler's last reading, and when.
+    last_cpu: Mutex<Option<(f64, Instant)>>,
+    /// The share of its vCPUs it used between the scaler's last two
+    /// readings (0 before two), as `f64` bits: the router reads it on every
+    /// invocation, without a lock.
+    busy_bits: AtomicU64,
 }
 
 struct Request {
@@ -93,7 +89,8 @@ impl MultiEnvironment {
             alive,
             peak_memory_mb,
             pid,
-            cpu: Mutex::new(CpuGauge::default()),
+            last_cpu: Mutex::new(None),
+            busy_bits: AtomicU64::new(0f64.to_bits()),
         })
     }
 
@@ -101,20 +98,19 @@ impl MultiEnvironment {
     /// used since the last reading (`None` at the first, or once it is gone).
     pub fn measure_cpu(&self, vcpus: f64, now: Instant) -> Option<f64> {
         let cpu_ms = procstat::cpu_ms(self.pid)?;
-        let mut gauge = self.cpu.lock();
-        let previous = gauge.last.replace((cpu_ms, now));
-        let (before_ms, at) = previous?;
+        let (before_ms, at) = self.last_cpu.lock().replace((cpu_ms, now))?;
         let elapsed_ms = now.saturating_duration_since(at).as_secs_f64() * 1000.0;
         if elapsed_ms <= 0.0 || vcpus <= 0.0 {
             return None;
         }
-        gauge.busy = ((cpu_ms - before_ms).max(0.0) / elapsed_ms / vcpus).clamp(0.0, 1.0);
-        Some(gauge.busy)
+        let busy = ((cpu_ms - before_ms).max(0.0) / elapsed_ms / vcpus).clamp(0.0, 1.0);
+        self.busy_bits.store(busy.to_bits(), Ordering::Relaxed);
+        Some(busy)
     }
 
     /// The share of its vCPUs it used at the last measure.
     pub fn cpu_busy(&self) -> f64 {
-        self.cpu.lock().busy
+        f64::from_bits(self.busy_bits.load(Ordering::Relaxed))
     }
 
     /// A free slot, if the environment is alive and has one.

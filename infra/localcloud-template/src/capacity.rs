@@ -122,14 +122,7 @@ pub(crate) fn capacity_provider(
 /// `TargetValue` 0.0 to 100.0 in the Lambda API's `TargetTrackingScalingPolicy`).
 /// `Err` after an error diagnostic.
 fn cpu_target(scaling: &Node, sam: bool, at: &At, r: &mut Reader) -> Result<Option<f64>, ()> {
-    let percent = |value: &Value| {
-        match value {
-            Value::Number(n) => n.as_f64(),
-            Value::String(s) => s.trim().parse::<f64>().ok(),
-            _ => None,
-        }
-        .filter(|p| (0.0..=100.0).contains(p))
-    };
+    let percent = |value: &Value| number(value).filter(|p| (0.0..=100.0).contains(p));
     if sam {
         let key = "AverageCPUUtilization";
         let Some((v, line)) = r.value(scaling, key, at) else {
@@ -155,8 +148,16 @@ fn cpu_target(scaling: &Node, sam: bool, at: &At, r: &mut Reader) -> Result<Opti
         return Ok(None);
     };
     let at = at.child("ScalingPolicies");
+    let Some(list) = policies.as_array() else {
+        let m = format!(
+            "must be a list of scaling policies, got {}",
+            render(&policies)
+        );
+        r.diags.error(&at, line, m);
+        return Err(());
+    };
     let mut target = None;
-    for policy in policies.as_array().into_iter().flatten() {
+    for policy in list {
         let metric = policy.get("PredefinedMetricType").and_then(Value::as_str);
         let value = policy.get("TargetValue").and_then(percent);
         match (metric, value) {
@@ -169,14 +170,6 @@ fn cpu_target(scaling: &Node, sam: bool, at: &At, r: &mut Reader) -> Result<Opti
                 return Err(());
             }
         }
-    }
-    if !policies.is_array() {
-        let m = format!(
-            "must be a list of scaling policies, got {}",
-            render(&policies)
-        );
-        r.diags.error(&at, line, m);
-        return Err(());
     }
     Ok(target)
 }
@@ -316,17 +309,22 @@ fn memory_ratio(config: &Node, at: &At, r: &mut Reader) -> Option<u32> {
     let Some((v, line)) = r.value(config, key, at) else {
         return Some(DEFAULT_MEMORY_GIB_PER_VCPU);
     };
-    let number = match &v {
-        Value::Number(n) => n.as_f64(),
-        Value::String(s) => s.trim().parse::<f64>().ok(),
-        _ => None,
-    };
-    let ratio = number.and_then(|n| MEMORY_GIB_PER_VCPU.into_iter().find(|&r| f64::from(r) == n));
+    let ratio =
+        number(&v).and_then(|n| MEMORY_GIB_PER_VCPU.into_iter().find(|&r| f64::from(r) == n));
     if ratio.is_none() {
         let m = format!("must be 2, 4 or 8 (GiB per vCPU), got {}", render(&v));
         r.diags.error(&at.child(key), line, m);
     }
     ratio
+}
+
+/// A number written as one or as a string (`4.0`, `"70"`).
+fn number(value: &Value) -> Option<f64> {
+    match value {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse::<f64>().ok(),
+        _ => None,
+    }
 }
 
 /// The logical id of the provider of this template that has `arn`.
