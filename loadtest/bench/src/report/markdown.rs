@@ -190,7 +190,7 @@ fn monthly_bills(results: &Results) -> String {
     md
 }
 
-fn table_md(table: &Table) -> String {
+pub(crate) fn table_md(table: &Table) -> String {
     let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
     let mut md = line(&table.headers);
     md.push_str(&format!("|{}\n", "---|".repeat(table.headers.len())));

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::compute_table;
 use super::verdict::{verdict, view};
 use crate::results::Results;
 
@@ -46,11 +47,24 @@ pub fn block(results: &Results) -> String {
     let v = verdict(results);
     format!(
         "{BEGIN}\n{GENERATED}\n\n\
-         {}{}\nThe whole report of a run is its `report.html` and `summary.md` (`docs/bench.md`); \
+         {}{}{}\nThe whole report of a run is its `report.html` and `summary.md` (`docs/bench.md`); \
          `docs/results.md` has every figure of this run and tells the runs of earlier commits.\n{END}",
         view::markdown(&v),
         view::figures_markdown(&v),
+        compute_types(results),
     )
+}
+
+/// The compute types side by side, as the report's answers give them, when
+/// the run measured both; else nothing.
+fn compute_types(results: &Results) -> String {
+    compute_table::answer(results).map_or_else(String::new, |answer| {
+        format!(
+            "\n{} Both measured in this run:\n\n{}",
+            answer.question,
+            super::markdown::table_md(&answer.table)
+        )
+    })
 }
 
 /// docs/results.md's block, markers included: the run's whole summary

@@ -153,3 +153,26 @@ fn a_page_without_sections_or_with_broken_markers_is_refused() {
         Err(ReadmeError::Markers(_))
     ));
 }
+
+#[test]
+fn a_run_on_both_compute_types_puts_their_table_in_the_readme_and_the_page() {
+    // GIVEN a run whose orders-direct baseline also ran on LMI
+    let mut both = results();
+    let on_demand = both.records[0].clone();
+    both.records.push(testdata::on_lmi(&on_demand, 60.0));
+    let row = format!(
+        "| {} |",
+        compute_table::compute_table(&both).expect("a pair").rows[0].join(" | ")
+    );
+    // WHEN README's block and the page's are written
+    let readme = rewrite(README, &block(&both)).unwrap();
+    let page = rewrite_page(PAGE, &page_block(&both)).unwrap();
+    // THEN both give the compute question and the pair's row, the same
+    for text in [&readme, &page] {
+        assert!(text.contains(compute_table::COMPUTE_QUESTION), "{text}");
+        assert!(text.contains(&row), "{row} not in {text}");
+    }
+    // AND a run on one compute type has no such table in README
+    let one = rewrite(README, &block(&results())).unwrap();
+    assert!(!one.contains(compute_table::COMPUTE_QUESTION), "{one}");
+}
