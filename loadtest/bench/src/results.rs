@@ -208,6 +208,12 @@ impl RunRecord {
 }
 
 impl CapacityResult {
+    /// True when no step broke the SLA: users held is then the search's top
+    /// step, a floor of the capacity rather than the capacity.
+    pub fn never_broke(&self) -> bool {
+        !self.steps.is_empty() && self.steps.iter().all(|s| s.held)
+    }
+
     pub fn pass(&self) -> Pass {
         Pass {
             api: self.api,

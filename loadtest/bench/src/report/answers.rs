@@ -220,8 +220,9 @@ fn conduit_table(results: &Results, pass: Pass, runs: &[Option<&RunRecord>]) -> 
             .iter()
             .find(|c| c.variant == variant && c.pass() == pass)
             .map(|c| {
+                let floor = if c.never_broke() { "≥ " } else { "" };
                 c.users_held
-                    .map_or_else(|| "none".into(), |u| u.to_string())
+                    .map_or_else(|| "none".into(), |u| format!("{floor}{u}"))
             })
             .unwrap_or_else(|| "-".into())
     };
@@ -423,6 +424,26 @@ mod tests {
             .rows
             .iter()
             .any(|r| r[0] == "function CPU ms per request"));
+    }
+
+    #[test]
+    fn users_held_at_the_searchs_top_step_are_shown_as_a_floor() {
+        // GIVEN a monolith that held every step of its search
+        let mut results = testdata::results();
+        results.capacity[0]
+            .steps
+            .iter_mut()
+            .for_each(|s| s.held = true);
+        results.capacity[0].users_held = Some(800);
+        // WHEN answered
+        let conduit = &answers(&results)[1].table;
+        // THEN its users held read as at least the top step
+        let held = conduit
+            .rows
+            .iter()
+            .find(|r| r[0].starts_with("users held"))
+            .unwrap();
+        assert_eq!(held[1..], ["≥ 800", "300", "200"]);
     }
 
     #[test]

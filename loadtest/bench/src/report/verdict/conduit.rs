@@ -182,6 +182,19 @@ fn overload_text(runs: &Runs, held: Option<&[Placed]>) -> String {
         users(held[0].value),
         others(held, users, "fewer")
     );
+    let floors: Vec<&str> = runs
+        .capacity
+        .iter()
+        .filter(|(_, c)| c.is_some_and(CapacityResult::never_broke))
+        .map(|(n, _)| *n)
+        .collect();
+    if !floors.is_empty() {
+        text.push_str(&format!(
+            " The search's top step broke no SLA for {}: those capacities are floors, and so are the ratios \
+             against them (`--capacity-steps` higher to find the ceiling).",
+            floors.join(", ")
+        ));
+    }
     let unsearched: Vec<&str> = runs
         .capacity
         .iter()
@@ -291,7 +304,10 @@ fn key_figures(runs: &Runs) -> Vec<KeyFigures> {
             p95_ms: steady.and_then(|r| r.summary.p95_ms),
             overload: capacity.map_or_else(
                 || "users held not measured".into(),
-                |c| format!("held {} users", c.users_held.unwrap_or(0)),
+                |c| {
+                    let floor = if c.never_broke() { "at least " } else { "" };
+                    format!("held {floor}{} users", c.users_held.unwrap_or(0))
+                },
             ),
             usd_per_million_ok: steady.and_then(usd_per_million_ok),
         })

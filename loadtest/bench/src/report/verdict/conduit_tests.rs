@@ -34,6 +34,28 @@ fn the_monolith_wins_every_aspect_of_the_test_run() {
 }
 
 #[test]
+fn a_capacity_search_whose_top_step_held_is_said_to_be_a_floor() {
+    // GIVEN a run whose monolith held every step it was given
+    let mut results = testdata::results();
+    for step in &mut results.capacity[0].steps {
+        step.held = true;
+        step.violations.clear();
+    }
+    results.capacity[0].users_held = Some(800);
+    // WHEN judged
+    let v = verdict(&results, ApiKind::Http.into()).unwrap();
+    // THEN its users held are a floor, in the finding and in the key figures
+    assert!(
+        text(&v, Aspect::Overload)
+            .contains("broke no SLA for monolith: those capacities are floors"),
+        "{v:?}"
+    );
+    assert_eq!(v.figures[0].overload, "held at least 800 users");
+    // AND the variants that broke a step keep their plain figure
+    assert_eq!(v.figures[1].overload, "held 300 users");
+}
+
+#[test]
 fn without_a_capacity_search_users_held_are_said_not_measured() {
     // GIVEN a run with --no-capacity
     let mut results = testdata::results();
