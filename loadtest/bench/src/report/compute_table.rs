@@ -58,8 +58,8 @@ pub fn compute_table(results: &Results) -> Option<Table> {
             let failed = |r: &RunRecord| format!("{:.1} %", r.summary.error_rate * 100.0);
             let crossing = crossings
                 .iter()
-                .find(|b| pair_of(b, on_demand, lmi))
-                .map_or_else(|| "-".into(), |b| lmi_cheaper(b, &architecture(lmi)));
+                .find(|(scenario, b)| *scenario == on_demand.scenario && pair_of(b, on_demand, lmi))
+                .map_or_else(|| "-".into(), |(_, b)| lmi_cheaper(b, &architecture(lmi)));
             vec![
                 format!("{} / {}", on_demand.scenario, architecture(on_demand)),
                 ms(on_demand.summary.p50_ms),
@@ -105,8 +105,9 @@ fn twins(results: &Results) -> Vec<(&RunRecord, &RunRecord)> {
         .collect()
 }
 
-/// The break-evens of the run's months, on each compute as measured.
-fn crossings(results: &Results) -> Vec<BreakEven> {
+/// The break-evens of the run's months, on each compute as measured, each
+/// with its scenario: one variant's months differ from scenario to scenario.
+fn crossings(results: &Results) -> Vec<(String, BreakEven)> {
     let Ok(pricing) = MonthPricing::new(results, PriceTable::aws_default()) else {
         return Vec::new();
     };
@@ -115,7 +116,10 @@ fn crossings(results: &Results) -> Vec<BreakEven> {
             bills
                 .scenarios
                 .into_iter()
-                .flat_map(|s| s.break_even)
+                .flat_map(|s| {
+                    let scenario = s.scenario;
+                    s.break_even.into_iter().map(move |b| (scenario.clone(), b))
+                })
                 .collect()
         })
         .unwrap_or_default()

@@ -57,6 +57,54 @@ fn a_run_on_both_compute_types_is_compared_with_where_lmi_becomes_cheaper() {
 }
 
 #[test]
+fn each_scenario_row_names_its_own_scenarios_crossing() {
+    // GIVEN orders-direct on both compute types in two scenarios, whose
+    // demands differ (the highload's month is not the baseline's)
+    let mut results = with_lmi_twin(60.0);
+    let highload = results
+        .records
+        .iter()
+        .find(|r| r.scenario == "orders-highload" && r.variant == "orders-direct")
+        .unwrap()
+        .clone();
+    results.records.push(testdata::on_lmi(&highload, 600.0));
+    // WHEN the compute table is made
+    let table = compute_table(&results).unwrap();
+    // THEN each row's crossing is the one of its own scenario's months
+    let pricing = MonthPricing::new(&results, PriceTable::aws_default()).unwrap();
+    let bills = monthly_bills_for(&results, &pricing, &[1.0], &Compute::OnDemand).unwrap();
+    let own = |scenario: &str| {
+        let b = bills
+            .scenarios
+            .iter()
+            .find(|s| s.scenario == scenario)
+            .and_then(|s| {
+                s.break_even.iter().find(|b| {
+                    let pair = [b.a.as_str(), b.b.as_str()];
+                    pair.contains(&"orders-direct") && pair.contains(&"orders-direct on LMI")
+                })
+            })
+            .unwrap_or_else(|| panic!("no LMI break-even in {scenario}"));
+        lmi_cheaper(b, "orders-direct on LMI")
+    };
+    let cell = |scenario: &str| {
+        let row = table
+            .rows
+            .iter()
+            .find(|r| r[0] == format!("{scenario} / orders-direct"))
+            .unwrap();
+        row[9].clone()
+    };
+    assert_eq!(cell("orders-baseline"), own("orders-baseline"));
+    assert_eq!(cell("orders-highload"), own("orders-highload"));
+    assert_ne!(
+        cell("orders-baseline"),
+        cell("orders-highload"),
+        "{table:?}"
+    );
+}
+
+#[test]
 fn a_run_on_one_compute_type_has_no_compute_table() {
     assert_eq!(compute_table(&testdata::results()), None);
     // AND the experiments' tables stay those of the first pass
