@@ -2,10 +2,11 @@
 # The LocalStack CI stage, whole: Docker engine, images (built or reused,
 # localstack/build.sh), LocalStack (localstack/run.sh), template-rest.yaml
 # deployed with the release binaries (localstack/deploy.sh), smoke calls on
-# both orders paths and on Conduit, the bench's smoke run against the stack,
+# both orders paths and on Conduit, every Conduit scenario on the three
+# Conduit REST APIs, the bench's smoke run against the stack,
 # then the stack deleted and LocalStack stopped, and dockerd and the local
-# registry too when this script started them. Not wired into .ci/run (yet);
-# see localstack/README.md.
+# registry too when this script started them. .ci/run runs it after the
+# local cloud's stages; see localstack/README.md.
 #
 #   localstack/ci.sh                  # exit status 0 when every step passed
 #   KEEP=1 localstack/ci.sh           # leave the stack and LocalStack running
@@ -83,7 +84,10 @@ localstack/run.sh start
 step "deploy template-rest.yaml (localstack/deploy.sh --rest, release binaries)"
 t=$(date +%s)
 deployed=1
-localstack/deploy.sh --rest >"$work/deploy.log" 2>&1 || {
+# The Conduit scenarios' JWT secret (shared/conduit/tests/it/common/client.rs):
+# some scenarios forge tokens. A test value, never a real secret.
+JWT_SECRET=unit-test-secret-unit-test-secret-0123 \
+    localstack/deploy.sh --rest >"$work/deploy.log" 2>&1 || {
     tail -40 "$work/deploy.log" >&2
     docker logs --tail 60 localstack-main >&2 || true
     echo "FAIL: deploy" >&2
@@ -124,6 +128,30 @@ for api in ConduitUrl ConduitMicroInvokeUrl; do
         fail "$api: POST /api/users"
     fi
     call "$api-articles" GET "$(output "$api")/api/articles" || fail "$api: GET /api/articles"
+done
+
+# Every Conduit scenario of the test suites against the three Conduit REST
+# APIs, over empty tables each time, as scripts/deploy-e2e.sh runs them on the
+# local cloud (shared/conduit-micro/tests/it/deployed_stack.rs). Only
+# conduit-micro's `it` binary has tests under `deployed_stack::`: the passed
+# counts of every binary are summed.
+step "Conduit scenarios on the three REST APIs"
+conduit_tables=$(python3 -c 'import json
+print(",".join(r["PhysicalResourceId"] for r in json.load(open("localstack/resources.json"))["StackResources"]
+               if r["ResourceType"] == "AWS::DynamoDB::Table" and r["LogicalResourceId"].startswith("Conduit")))')
+[[ -n "$conduit_tables" ]] || fail "no Conduit table in localstack/resources.json"
+for api in ConduitUrl ConduitMicroInvokeUrl ConduitMicroQueueUrl; do
+    t=$(date +%s)
+    if CONDUIT_URL=$(output "$api") CONDUIT_TABLES="$conduit_tables" \
+        cargo test --quiet --release --workspace --test it deployed_stack:: -- --ignored \
+        >"$work/scenarios-$api.log" 2>&1; then
+        passed=$(grep -o '[0-9]* passed' "$work/scenarios-$api.log" | awk '{n += $1} END {print n + 0}')
+        echo "$api: $passed Conduit scenarios passed in $(($(date +%s) - t)) s"
+        ((passed > 0)) || fail "Conduit scenarios on $api: no test ran (filter deployed_stack::)"
+    else
+        grep -E '^test .*FAILED|panicked|^failures:' "$work/scenarios-$api.log" | head -40 >&2
+        fail "Conduit scenarios on $api (log: $work/scenarios-$api.log)"
+    fi
 done
 
 if ((${#failed[@]} == 0)); then

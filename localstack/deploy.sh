@@ -10,6 +10,7 @@
 # REST API version, template-rest.yaml, is deployed instead.
 #
 #   localstack/deploy.sh            # build + deploy, writes localstack/outputs.json
+#                                   # and localstack/resources.json
 #   localstack/deploy.sh --rest     # deploy template-rest.yaml whatever the plan
 #   localstack/deploy.sh --http     # deploy template.yaml whatever the plan
 #   localstack/deploy.sh --delete   # delete the stack
@@ -180,6 +181,9 @@ for stack in doc["Stacks"]:
 json.dump(doc, sys.stdout, indent=2)
 ' >localstack/outputs.json
 echo "outputs: localstack/outputs.json"
+# The stack's resources (physical names of its tables, queues, functions),
+# e.g. for the Conduit scenarios, which empty the tables between scenarios.
+"$aws" cloudformation describe-stack-resources --stack-name "$stack" --output json >localstack/resources.json
 python3 -c '
 import json
 for o in json.load(open("localstack/outputs.json"))["Stacks"][0].get("Outputs", []):

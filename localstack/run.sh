@@ -13,9 +13,11 @@
 # from the local registry build.sh fills) through the mounted Docker socket,
 # with our init (localstack/init) as /var/rapid/init; the functions reach
 # LocalStack at the AWS_ENDPOINT_URL it gives them (its IP on the network).
-# The SQS event source mappings poll every 0.1 s when their queue is empty
-# (LocalStack's default, 1 s, adds about a second to the orders queue path;
-# Lambda's pollers long-poll). Nothing needs the internet: no certificate download, no DNS server (it
+# The SQS event source mappings poll again 0.1 s after a poll that found
+# messages (LocalStack's default, 1 s, adds about a second to the orders queue
+# path; Lambda's pollers long-poll), and back off at most 0.5 s after empty
+# polls (LocalStack's default, 10 s, left an idle queue's request waiting past
+# the Conduit services' 5-s CALL_TIMEOUT_MS). Nothing needs the internet: no certificate download, no DNS server (it
 # would only resolve *.localhost.localstack.cloud). Extra settings:
 # LOCALSTACK_ENV="DEBUG=1 LAMBDA_KEEPALIVE_MS=60000" localstack/run.sh start
 set -euo pipefail
@@ -50,6 +52,7 @@ start)
         -e LAMBDA_RUNTIME_IMAGE_MAPPING="{\"provided.al2023\": \"$runtime_image\"}" \
         -e LAMBDA_KEEPALIVE_MS=600000 \
         -e LAMBDA_EVENT_SOURCE_MAPPING_POLL_INTERVAL_SEC=0.1 \
+        -e LAMBDA_EVENT_SOURCE_MAPPING_MAX_BACKOFF_ON_EMPTY_POLL_SEC=0.5 \
         -e DYNAMODB_IN_MEMORY=1 \
         -e SKIP_SSL_CERT_DOWNLOAD=1 \
         -e DNS_ADDRESS=0 \
