@@ -9,6 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::config::Config;
 use crate::http::Request;
+use crate::output::Output;
 
 const RUNTIME_API_PREFIX: &str = "/2018-06-01/runtime";
 
@@ -53,7 +54,7 @@ pub struct Init {
     pub(crate) arrived: Condvar,
     pub(crate) running: Mutex<Option<Running>>,
     /// The bootstrap's output since the last invocation ended.
-    pub(crate) output: Mutex<String>,
+    pub(crate) output: Arc<Output>,
     pub(crate) ready: AtomicBool,
     /// Set to make the supervisor kill the bootstrap (a timeout).
     pub(crate) kill: AtomicBool,
@@ -73,7 +74,7 @@ impl Init {
             queue: Mutex::new(VecDeque::new()),
             arrived: Condvar::new(),
             running: Mutex::new(None),
-            output: Mutex::new(String::new()),
+            output: Arc::default(),
             ready: AtomicBool::new(false),
             kill: AtomicBool::new(false),
             child_pid: Mutex::new(None),
@@ -165,7 +166,7 @@ impl Init {
     /// START, the bootstrap's output, END and REPORT, as Lambda writes them.
     fn logs_of(&self, running: &Running) -> String {
         let id = &running.invocation.id;
-        let output = std::mem::take(&mut *lock(&self.output));
+        let output = self.output.take();
         let ms = running.started.elapsed().as_secs_f64() * 1000.0;
         let memory = self.config.memory_mb;
         let used = lock(&self.child_pid).and_then(peak_rss_mb).unwrap_or(0);

@@ -24,6 +24,7 @@
 mod config;
 pub mod http;
 mod invoke;
+mod output;
 mod process;
 mod server;
 

@@ -1,26 +1,13 @@
 //! The bootstrap process: started with the Runtime API's address, its output
 //! captured into the invocations' logs, restarted after a timeout or a crash.
 
-use std::io::{BufRead, BufReader, Read};
+use std::os::fd::OwnedFd;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::invoke::{lock, Init, Outcome};
-
-/// Copies the bootstrap's output to the init's stderr (the container's log)
-/// and to the running invocation's logs.
-fn capture(init: Arc<Init>, from: impl Read + Send + 'static) {
-    std::thread::spawn(move || {
-        for line in BufReader::new(from).lines().map_while(Result::ok) {
-            eprintln!("{line}");
-            let mut output = lock(&init.output);
-            output.push_str(&line);
-            output.push('\n');
-        }
-    });
-}
 
 fn spawn_bootstrap(init: &Arc<Init>) -> std::io::Result<Child> {
     let (program, args) = init
@@ -38,12 +25,11 @@ fn spawn_bootstrap(init: &Arc<Init>) -> std::io::Result<Child> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()?;
-    if let Some(out) = child.stdout.take() {
-        capture(Arc::clone(init), out);
-    }
-    if let Some(err) = child.stderr.take() {
-        capture(Arc::clone(init), err);
-    }
+    let pipes = [
+        child.stdout.take().map(OwnedFd::from),
+        child.stderr.take().map(OwnedFd::from),
+    ];
+    init.output.capture(pipes.into_iter().flatten().collect());
     *lock(&init.child_pid) = Some(child.id());
     Ok(child)
 }

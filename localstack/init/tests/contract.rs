@@ -109,20 +109,66 @@ impl Drop for Init {
 }
 
 fn start_init(ls: &FakeLocalStack, bootstrap: &Path, timeout_s: &str) -> Init {
-    let interop = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_localstack-init"))
-        .arg(bootstrap)
-        .env("LOCALSTACK_RUNTIME_ENDPOINT", ls.endpoint())
-        .env("LOCALSTACK_RUNTIME_ID", RUNTIME_ID)
-        .env("LOCALSTACK_INTEROP_PORT", interop.to_string())
-        .env("LOCALSTACK_RUNTIME_API_PORT", free_port().to_string())
-        .env("AWS_LAMBDA_FUNCTION_TIMEOUT", timeout_s)
-        .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "256")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    Init { child, interop }
+    // The ports are free when picked, but another test process may take one
+    // before the init binds it; the init then exits saying so, and is
+    // started again on other ports.
+    for _ in 0..5 {
+        let interop = free_port();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_localstack-init"))
+            .arg(bootstrap)
+            .env("LOCALSTACK_RUNTIME_ENDPOINT", ls.endpoint())
+            .env("LOCALSTACK_RUNTIME_ID", RUNTIME_ID)
+            .env("LOCALSTACK_INTEROP_PORT", interop.to_string())
+            .env("LOCALSTACK_RUNTIME_API_PORT", free_port().to_string())
+            .env("AWS_LAMBDA_FUNCTION_TIMEOUT", timeout_s)
+            .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "256")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let lost_port = watch_for_lost_port(child.stderr.take().unwrap());
+        if !init_lost_a_port(&mut child, interop, &lost_port) {
+            return Init { child, interop };
+        }
+        let _ = child.wait();
+    }
+    panic!("the init could not listen on free ports in five tries");
+}
+
+/// Drains the init's stderr (the bootstrap's output too), telling when it
+/// could not listen on a port.
+fn watch_for_lost_port(stderr: std::process::ChildStderr) -> Receiver<()> {
+    use std::io::BufRead;
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains("cannot listen") {
+                let _ = tx.send(());
+            }
+        }
+    });
+    rx
+}
+
+/// Waits until the init listens on its interop port (it binds both ports
+/// before anything else) or exits; true when it exited for a lost port.
+fn init_lost_a_port(child: &mut Child, interop: u16, lost_port: &Receiver<()>) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(10) {
+        if lost_port.try_recv().is_ok() {
+            return true;
+        }
+        if TcpStream::connect(("127.0.0.1", interop)).is_ok() {
+            return false;
+        }
+        if let Ok(Some(_)) = child.try_wait() {
+            // Exited for another reason (a bootstrap that fails): what the
+            // test is about. Its stderr has ended or is about to.
+            return lost_port.recv_timeout(Duration::from_secs(1)).is_ok();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    false
 }
 
 /// LocalStack's `POST /invoke`; the init's status code.
