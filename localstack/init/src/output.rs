@@ -6,10 +6,8 @@
 use std::fs::File;
 use std::io::Read;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
-
-use crate::invoke::lock;
 
 struct Pipe {
     file: File,
@@ -55,11 +53,19 @@ impl State {
 pub(crate) struct Output(Mutex<State>);
 
 impl Output {
+    /// The state, even after a thread panicked holding it: the lines read
+    /// so far are still worth sending.
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     /// Captures a newly started bootstrap's pipes, in place of the last one's.
     pub(crate) fn capture(self: &Arc<Self>, pipes: Vec<OwnedFd>) {
         let fds: Vec<RawFd> = pipes.iter().map(AsRawFd::as_raw_fd).collect();
         let generation = {
-            let mut state = lock(&self.0);
+            let mut state = self.state();
             state.drain();
             state.generation += 1;
             state.pipes = pipes
@@ -78,7 +84,7 @@ impl Output {
 
     /// The output since the last take: every line written before now.
     pub(crate) fn take(&self) -> String {
-        let mut state = lock(&self.0);
+        let mut state = self.state();
         state.drain();
         std::mem::take(&mut state.text)
     }
@@ -86,7 +92,7 @@ impl Output {
     fn copy_as_it_comes(&self, fds: Vec<RawFd>, generation: u64) {
         loop {
             let hung_up = wait_readable(&fds, Duration::from_millis(100));
-            let mut state = lock(&self.0);
+            let mut state = self.state();
             if state.generation != generation {
                 return;
             }
