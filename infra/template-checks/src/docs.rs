@@ -6,7 +6,7 @@
 use std::path::{Component, Path, PathBuf};
 
 /// Files a document may name that exist only after a command has run.
-const GENERATED: &[&str] = &["localstack/outputs.json"];
+const GENERATED: &[&str] = &["localstack/outputs.json", "localstack/resources.json"];
 
 /// A reference a document makes that a clone cannot follow.
 #[derive(Debug, Clone, PartialEq, Eq)]

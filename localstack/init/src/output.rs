@@ -153,18 +153,24 @@ fn wait_readable(fds: &[RawFd], timeout: Duration) -> bool {
 mod tests {
     use super::*;
     use std::io::Write;
-    use std::process::{Command, Stdio};
+    use std::process::{Child, Command, Stdio};
+
+    /// A shell running `script`, its stdin, stdout and stderr piped.
+    fn sh(script: &str) -> Child {
+        Command::new("sh")
+            .args(["-c", script])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
 
     #[test]
     fn take_has_every_line_written_before_it() {
         // GIVEN a process that wrote lines to both pipes (and has ended, so
         // every line is in a pipe), none of them read yet
-        let mut child = Command::new("sh")
-            .args(["-c", "echo out-1; echo err-1 >&2; echo out-2"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = sh("echo out-1; echo err-1 >&2; echo out-2");
         let pipes = vec![
             OwnedFd::from(child.stdout.take().unwrap()),
             OwnedFd::from(child.stderr.take().unwrap()),
@@ -187,13 +193,7 @@ mod tests {
     #[test]
     fn a_line_split_across_reads_is_one_line() {
         // GIVEN a line whose first part is written, its end not yet
-        let mut child = Command::new("sh")
-            .args(["-c", "printf half-; read _; echo line"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = sh("printf half-; read _; echo line");
         let output = Arc::new(Output::default());
         output.capture(vec![OwnedFd::from(child.stdout.take().unwrap())]);
         // WHEN taken before its end was written, then after
