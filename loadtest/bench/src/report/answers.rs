@@ -406,6 +406,14 @@ mod tests {
         assert!(orders.rows.iter().any(|r| r[0].contains("arm64, estimate")));
     }
 
+    fn users_held_row(table: &Table) -> &[String] {
+        table
+            .rows
+            .iter()
+            .find(|r| r[0].starts_with("users held"))
+            .expect("a users held row")
+    }
+
     #[test]
     fn conduit_answer_has_cpu_latency_users_held_and_dollars() {
         let results = testdata::results();
@@ -414,11 +422,7 @@ mod tests {
             conduit.headers[1..],
             ["monolith", "micro-invoke", "micro-queue"]
         );
-        let held = conduit
-            .rows
-            .iter()
-            .find(|r| r[0].starts_with("users held"))
-            .unwrap();
+        let held = users_held_row(conduit);
         assert_eq!(held[1..], ["400", "300", "200"]);
         assert!(conduit
             .rows
@@ -438,11 +442,7 @@ mod tests {
         // WHEN answered
         let conduit = &answers(&results)[1].table;
         // THEN its users held read as at least the top step
-        let held = conduit
-            .rows
-            .iter()
-            .find(|r| r[0].starts_with("users held"))
-            .unwrap();
+        let held = users_held_row(conduit);
         assert_eq!(held[1..], ["≥ 800", "300", "200"]);
     }
 
