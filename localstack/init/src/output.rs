@@ -63,7 +63,6 @@ impl Output {
 
     /// Captures a newly started bootstrap's pipes, in place of the last one's.
     pub(crate) fn capture(self: &Arc<Self>, pipes: Vec<OwnedFd>) {
-        let fds: Vec<RawFd> = pipes.iter().map(AsRawFd::as_raw_fd).collect();
         let generation = {
             let mut state = self.state();
             state.drain();
@@ -79,7 +78,7 @@ impl Output {
             state.generation
         };
         let output = Arc::clone(self);
-        std::thread::spawn(move || output.copy_as_it_comes(fds, generation));
+        std::thread::spawn(move || output.copy_as_it_comes(generation));
     }
 
     /// The output since the last take: every line written before now.
@@ -89,24 +88,38 @@ impl Output {
         std::mem::take(&mut state.text)
     }
 
-    fn copy_as_it_comes(&self, fds: Vec<RawFd>, generation: u64) {
+    /// Until the bootstrap's pipes are closed or replaced. Only the open
+    /// pipes are polled: a closed one would wake the poll at once, forever.
+    fn copy_as_it_comes(&self, generation: u64) {
         loop {
-            let hung_up = wait_readable(&fds, Duration::from_millis(100));
+            let open: Vec<RawFd> = {
+                let state = self.state();
+                if state.generation != generation {
+                    return;
+                }
+                state
+                    .pipes
+                    .iter()
+                    .filter(|p| p.open)
+                    .map(|p| p.file.as_raw_fd())
+                    .collect()
+            };
+            if open.is_empty() {
+                return;
+            }
+            let hung_up = wait_readable(&open, Duration::from_millis(100));
             let mut state = self.state();
             if state.generation != generation {
                 return;
             }
             state.drain();
-            if hung_up {
-                // Closed and read to the end: nothing more will come.
-                for pipe in state.pipes.iter_mut() {
-                    if bytes_available(pipe.file.as_raw_fd()) == 0 {
-                        pipe.open = false;
-                    }
+            // A pipe its writer closed and that is read to the end: nothing
+            // more will come from it (the other may still have lines to come).
+            for pipe in state.pipes.iter_mut() {
+                let fd = pipe.file.as_raw_fd();
+                if hung_up.contains(&fd) && bytes_available(fd) == 0 {
+                    pipe.open = false;
                 }
-            }
-            if state.pipes.iter().all(|p| !p.open) {
-                return;
             }
         }
     }
@@ -125,8 +138,8 @@ fn bytes_available(fd: RawFd) -> usize {
 }
 
 /// Waits until one of the pipes has data or was closed, or the timeout;
-/// true when one was closed by the bootstrap (its end of the pipe).
-fn wait_readable(fds: &[RawFd], timeout: Duration) -> bool {
+/// the pipes whose writer closed its end.
+fn wait_readable(fds: &[RawFd], timeout: Duration) -> Vec<RawFd> {
     let mut polled: Vec<libc::pollfd> = fds
         .iter()
         .map(|&fd| libc::pollfd {
@@ -143,10 +156,14 @@ fn wait_readable(fds: &[RawFd], timeout: Duration) -> bool {
             timeout.as_millis() as libc::c_int,
         )
     };
-    ready > 0
-        && polled
-            .iter()
-            .any(|p| p.revents & (libc::POLLHUP | libc::POLLNVAL) != 0)
+    if ready <= 0 {
+        return Vec::new();
+    }
+    polled
+        .iter()
+        .filter(|p| p.revents & (libc::POLLHUP | libc::POLLNVAL) != 0)
+        .map(|p| p.fd)
+        .collect()
 }
 
 #[cfg(test)]
@@ -188,6 +205,21 @@ mod tests {
         assert_eq!(lines, ["err-1", "out-1", "out-2"], "{text:?}");
         // AND a second take has only what came after: nothing
         assert_eq!(output.take(), "");
+    }
+
+    #[test]
+    fn a_pipe_closed_early_leaves_the_other_one_read() {
+        // GIVEN a bootstrap that closes its stdout, then writes to stderr
+        let mut child = sh("exec 1>&-; sleep 0.3; echo late >&2");
+        let output = Arc::new(Output::default());
+        output.capture(vec![
+            OwnedFd::from(child.stdout.take().unwrap()),
+            OwnedFd::from(child.stderr.take().unwrap()),
+        ]);
+        // WHEN it has ended
+        child.wait().unwrap();
+        // THEN the line it wrote after closing stdout is in the output
+        assert_eq!(output.take(), "late\n");
     }
 
     #[test]
