@@ -20,6 +20,12 @@
 //! HTTP/1.1 keep-alive connections (hyper), so that it costs little next to
 //! what it measures; the floor row is the same client against an in-process
 //! server that answers at once: what loopback TCP and HTTP cost on this machine.
+//!
+//! The local cloud runs with `--cpu-share off`: its function processes use
+//! this machine's cores unthrottled, as `cargo lambda watch`'s do. With the
+//! default (`aws`), a 128 MB function would get 7 % of a vCPU, and the rows
+//! would compare that quota with watch's unthrottled functions rather than
+//! the two emulators.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -32,6 +38,10 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Empty, Full};
 use hyper::client::conn::http1::SendRequest;
 use tokio::net::TcpStream;
+
+/// `localcloud serve --cpu-share`: the functions' CPU share is off, so that
+/// both emulators' functions run unthrottled and the rows measure the emulators.
+const CPU_SHARE: &str = "off";
 
 /// The benchmarked functions: (binary, route, what the row is called).
 /// `noop-http` is a real `lambda_http` function; `noop-raw` has the cheapest
@@ -202,6 +212,7 @@ fn start_local_cloud(binaries_dir: &Path, work: &Path) -> LocalCloud {
             .arg(work.join("logs"))
             .arg("--endpoints-file")
             .arg(&endpoints)
+            .args(["--cpu-share", CPU_SHARE])
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null()),
     )
@@ -517,7 +528,7 @@ async fn main() {
     let floor_url = start_floor_server();
 
     eprintln!(
-        "starting localcloud serve ({})",
+        "starting localcloud serve --cpu-share {CPU_SHARE} ({}): the functions run unthrottled, as under cargo lambda watch",
         args.binaries_dir.display()
     );
     let local = start_local_cloud(&args.binaries_dir, work.path());
@@ -595,7 +606,7 @@ async fn main() {
         }
     }
     println!(
-        "\n{} sequential requests, then {} connections for {} s, per round\n",
+        "\n{} sequential requests, then {} connections for {} s, per round; the local cloud with --cpu-share {CPU_SHARE} (its functions unthrottled, as cargo lambda watch's); server CPU is the localcloud process's own\n",
         args.sequential, args.connections, args.seconds
     );
     println!("| target | round | 1 at a time p50 / p99 | added p50 / p99 | {} connections: req/s | p50 / p99 | errors | server CPU per request |", args.connections);
