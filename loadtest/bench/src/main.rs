@@ -246,13 +246,15 @@ struct TuneArgs {
     /// variant; repeatable); default every function of the variant.
     #[arg(long = "function")]
     functions: Vec<String>,
-    /// The SLA's p95 bound, ms (the orders back end takes 500 ms by design:
-    /// give the orders scenarios more, or no size meets the SLA).
-    #[arg(long, default_value_t = 500.0)]
-    sla_p95_ms: f64,
-    /// The SLA's p99 bound, ms.
-    #[arg(long, default_value_t = 1000.0)]
-    sla_p99_ms: f64,
+    /// The SLA's p95 bound, ms. Default: the scenario's. Orders: the back
+    /// end's designed wait (OrdersDelayMs, 500 ms) + 250 ms; conduit-mixed:
+    /// 500 ms, the Conduit experiment's.
+    #[arg(long)]
+    sla_p95_ms: Option<f64>,
+    /// The SLA's p99 bound, ms. Default: orders, the back end's wait + 500
+    /// ms; conduit-mixed, 1000 ms.
+    #[arg(long)]
+    sla_p99_ms: Option<f64>,
     /// Only `local`: tuning a deployed stack is not implemented.
     #[arg(long, value_enum, default_value = "local")]
     target: TargetKind,
@@ -406,10 +408,9 @@ async fn tune(args: TuneArgs) -> anyhow::Result<()> {
         variant: args.variant,
         memory_mb: args.memory,
         functions: args.functions,
-        sla: bench::sla::Sla {
+        sla: bench::tune::SlaAsked {
             p95_ms: args.sla_p95_ms,
             p99_ms: args.sla_p99_ms,
-            ..bench::sla::Sla::default()
         },
         mode: mode(args.full, args.smoke),
         cpu_share: args.cpu_share,
@@ -421,6 +422,10 @@ async fn tune(args: TuneArgs) -> anyhow::Result<()> {
         price_date: args.price_date,
     })
     .await?;
+    println!(
+        "{}",
+        bench::tune::render::sla_sentence(&doc.sla, &doc.sla_reason)
+    );
     for line in bench::tune::render::pick_sentences(&doc) {
         println!("{line}");
     }

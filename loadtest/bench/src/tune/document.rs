@@ -38,7 +38,12 @@ pub struct TuneDocument {
     pub region: String,
     pub price_table_version: String,
     pub price_date: Option<String>,
+    /// Judged against at each size: the bounds given (`--sla-p95-ms`,
+    /// `--sla-p99-ms`), else the scenario's default (`chosen_sla`).
     pub sla: Sla,
+    /// Why those bounds, in words (empty in a tune.json written before it).
+    #[serde(default)]
+    pub sla_reason: String,
     /// One per size that ran, ascending.
     pub settings: Vec<TuneSetting>,
     /// Sizes that could not be measured, and why.

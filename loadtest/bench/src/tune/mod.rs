@@ -3,8 +3,10 @@
 //! memory sizes and reports cost and speed; this runs one scenario on one
 //! variant, under its real request mix, once per memory size on a fresh local
 //! cloud (`localcloud serve --memory-size`), and picks the cheapest size
-//! meeting the SLA, the fastest, and the balanced one (`picks`).
+//! meeting the SLA, the fastest, and the balanced one (`picks`), by an SLA a
+//! size can meet unless one is given (`chosen_sla`).
 
+pub mod chosen_sla;
 pub mod document;
 pub mod picks;
 pub mod render;
@@ -16,9 +18,9 @@ use crate::apis::{ApiKind, Door};
 use crate::driver::{self, check_filters, phase, Bench, RunOptions, TargetKind};
 use crate::plan::{self, LoadShape, Mode, ScenarioSpec};
 use crate::results::{git_commit, machine, RecordKind};
-use crate::sla::Sla;
 use crate::target::CpuShare;
 use crate::variants::{self, Experiment, Variant};
+pub use chosen_sla::SlaAsked;
 use document::{NotRun, TuneDocument, TuneSetting, TUNE_SCHEMA_VERSION};
 
 /// Power Tuning's usual power values, up to 1,769 MB (one vCPU) and 3,008 MB.
@@ -43,9 +45,10 @@ pub struct TuneOptions {
     pub memory_mb: Vec<u32>,
     /// Logical ids whose memory is set; empty: every function of the variant.
     pub functions: Vec<String>,
-    /// What the cheapest and balanced picks must meet (default p95 < 500 ms,
-    /// p99 < 1 s, errors < 1 %: the Conduit experiment's, `sla.rs`).
-    pub sla: Sla,
+    /// The bounds given; the others are the scenario's default (orders: the
+    /// back end's designed wait + a margin; Conduit: the Conduit experiment's),
+    /// `chosen_sla::choose`. What the cheapest and balanced picks must meet.
+    pub sla: SlaAsked,
     pub mode: Mode,
     pub cpu_share: CpuShare,
     pub latency_profile: Option<PathBuf>,
@@ -80,6 +83,8 @@ pub async fn run(opts: TuneOptions) -> anyhow::Result<TuneDocument> {
         anyhow::anyhow!("cannot read the template {}: {e}", opts.template.display())
     })?;
     let functions = functions_to_tune(&template_text, &variant, &opts.functions)?;
+    let delay_ms = chosen_sla::orders_delay_ms(&driver::template_defaults(&template_text))?;
+    let chosen = chosen_sla::choose(spec.experiment, delay_ms, opts.sla);
     let (spec, shape) = load(spec, opts.mode);
     let (mut ctx, _) = Bench::new(run_options(&opts))?;
     anyhow::ensure!(
@@ -103,7 +108,8 @@ pub async fn run(opts: TuneOptions) -> anyhow::Result<TuneDocument> {
         opts.mode.describe(),
         opts.out.display()
     ));
-    let sla = opts.sla;
+    phase(&render::sla_sentence(&chosen.sla, &chosen.reason));
+    let sla = chosen.sla;
     let (mut settings, mut not_run) = (Vec::new(), Vec::new());
     for &mb in &memory_mb {
         ctx.opts.memory_sizes = memory_args(&functions, mb);
@@ -162,6 +168,7 @@ pub async fn run(opts: TuneOptions) -> anyhow::Result<TuneDocument> {
         price_table_version: ctx.pricing.prices.version().to_string(),
         price_date: ctx.pricing.options.price_date.clone(),
         sla,
+        sla_reason: chosen.reason,
         picks: picks::pick(&candidates, picks::BALANCED_WEIGHT),
         settings,
         not_run,

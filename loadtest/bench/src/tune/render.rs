@@ -20,6 +20,16 @@ pub fn sla_text(sla: &Sla) -> String {
     )
 }
 
+/// Which SLA a tuning used and why, first in its reports: `SLA p95 < 750
+/// ms, p99 < 1000 ms, errors < 1 %: the orders back end waits 500 ms by
+/// design (OrdersDelayMs), ...`.
+pub fn sla_sentence(sla: &Sla, reason: &str) -> String {
+    if reason.is_empty() {
+        return format!("SLA {}.", sla_text(sla));
+    }
+    format!("SLA {}: {reason}.", sla_text(sla))
+}
+
 fn usd(v: Option<f64>) -> String {
     v.map_or_else(|| "-".into(), |v| format!("${v:.2}"))
 }
@@ -292,6 +302,7 @@ fn context(doc: &TuneDocument) -> String {
 
 pub fn markdown(doc: &TuneDocument) -> String {
     let mut md = format!("## {}\n\n", heading(doc));
+    let _ = writeln!(md, "{}\n", sla_sentence(&doc.sla, &doc.sla_reason));
     for line in pick_sentences(doc) {
         let _ = writeln!(md, "- {line}");
     }
@@ -335,7 +346,11 @@ fn code_spans(escaped: &str) -> String {
 }
 
 pub fn html(doc: &TuneDocument) -> String {
-    let mut body = format!("<h1>{}</h1><ul class=\"picks\">", escape(&heading(doc)));
+    let mut body = format!(
+        "<h1>{}</h1><p>{}</p><ul class=\"picks\">",
+        escape(&heading(doc)),
+        escape(&sla_sentence(&doc.sla, &doc.sla_reason))
+    );
     for line in pick_sentences(doc) {
         let _ = write!(body, "<li>{}</li>", escape(&line));
     }

@@ -1,14 +1,23 @@
+use super::super::chosen_sla::{choose, SlaAsked};
 use super::super::document::*;
 use super::super::picks::{pick, BALANCED_WEIGHT};
 use super::*;
 use crate::plan::{orders_scenarios, Mode};
 use crate::testdata;
+use crate::variants::Experiment;
 
-/// orders-direct at these sizes (given out of memory order): at size `m`,
-/// latency and billed duration shrink as 128 / m grows, cost grows with it.
+/// orders-direct at these sizes (given out of memory order), judged by the
+/// default SLA of orders-baseline: at size `m`, latency and billed duration
+/// shrink as 128 / m grows, cost grows with it.
 fn document(sizes: &[u32]) -> TuneDocument {
+    document_asked(sizes, SlaAsked::default())
+}
+
+/// The same, with these bounds given on the command line.
+fn document_asked(sizes: &[u32], asked: SlaAsked) -> TuneDocument {
     let baseline = &orders_scenarios()[0];
-    let sla = Sla::default();
+    let chosen = choose(Experiment::Orders, 500.0, asked);
+    let sla = chosen.sla;
     let settings: Vec<TuneSetting> = sizes
         .iter()
         .map(|&mb| {
@@ -48,6 +57,7 @@ fn document(sizes: &[u32]) -> TuneDocument {
         price_table_version: "test".into(),
         price_date: None,
         sla,
+        sla_reason: chosen.reason,
         picks: pick(&candidates, BALANCED_WEIGHT),
         settings,
         not_run: Vec::new(),
@@ -102,7 +112,7 @@ fn the_picks_come_first_in_sentences_and_the_page_needs_no_network() {
     // the picks are sentences before the charts and the table
     let at = |text: &str| html.find(text).unwrap_or_else(|| panic!("{text} missing"));
     assert!(
-        at("Cheapest meeting the SLA (p95 &lt; 500 ms, p99 &lt; 1000 ms, errors &lt; 1 %): ")
+        at("Cheapest meeting the SLA (p95 &lt; 750 ms, p99 &lt; 1000 ms, errors &lt; 1 %): ")
             < at("<svg")
     );
     assert!(at("Fastest (lowest p95): 1769 MB") < at("<svg"));
@@ -120,11 +130,11 @@ fn the_picks_come_first_in_sentences_and_the_page_needs_no_network() {
 
 #[test]
 fn a_tuning_where_no_setting_meets_the_sla_says_so_first() {
-    // GIVEN sizes whose p95 are all over 500 ms
+    // GIVEN sizes whose p95 are all over the SLA's 750 ms
     let mut doc = document(&[128, 256]);
     for s in &mut doc.settings {
         s.meets_sla = false;
-        s.violations = vec!["p95 600 ms >= 500 ms".into()];
+        s.violations = vec!["p95 800 ms >= 750 ms".into()];
     }
     let candidates: Vec<_> = doc.settings.iter().map(TuneSetting::candidate).collect();
     doc.picks = pick(&candidates, BALANCED_WEIGHT);
@@ -133,7 +143,7 @@ fn a_tuning_where_no_setting_meets_the_sla_says_so_first() {
     // THEN the first line says none met it, and there is no cheapest or balanced
     let first = md.lines().find(|l| l.starts_with("- ")).unwrap();
     assert!(
-        first.starts_with("- No setting met the SLA (p95 < 500 ms"),
+        first.starts_with("- No setting met the SLA (p95 < 750 ms"),
         "{md}"
     );
     assert!(!md.contains("Cheapest meeting"), "{md}");
@@ -154,6 +164,69 @@ fn tune_json_round_trips_and_another_version_is_refused() {
     value["schema_version"] = 99.into();
     let err = TuneDocument::from_json(&value.to_string()).unwrap_err();
     assert!(err.to_string().contains("99"), "{err}");
+}
+
+#[test]
+fn the_reports_state_the_default_sla_and_why_before_the_picks() {
+    // GIVEN the default tuning: orders-baseline, no bound given
+    let doc = document(&[128, 1769]);
+    let said = "SLA p95 < 750 ms, p99 < 1000 ms, errors < 1 %: the orders back end waits \
+500 ms by design (OrdersDelayMs), + 250 ms for p95 and + 500 ms for p99.";
+    // WHEN both reports are written
+    let md = markdown(&doc);
+    let html = html(&doc);
+    // THEN tune.md says which SLA and why, right under the heading, before the picks
+    let lines: Vec<&str> = md.lines().collect();
+    assert_eq!(lines[2], said, "{md}");
+    assert!(lines[4].starts_with("- Cheapest meeting the SLA"), "{md}");
+    // AND so does tune.html
+    let at = |text: &str| html.find(text).unwrap_or_else(|| panic!("{text} missing"));
+    assert!(at(&escape(said)) < at("<ul class=\"picks\">"), "{html}");
+    // AND the default SLA answers: the p95 at 128 MB (about 600 ms) meets it
+    assert!(
+        doc.settings[0].meets_sla,
+        "{:?}",
+        doc.settings[0].violations
+    );
+    assert!(!doc.picks.none_meets_sla);
+}
+
+#[test]
+fn the_reports_say_an_explicit_sla_was_given() {
+    // GIVEN both bounds given on the command line
+    let asked = SlaAsked {
+        p95_ms: Some(500.0),
+        p99_ms: Some(900.0),
+    };
+    let doc = document_asked(&[128, 1769], asked);
+    // THEN those are the SLA the report states, as given
+    let md = markdown(&doc);
+    assert!(
+        md.contains("\nSLA p95 < 500 ms, p99 < 900 ms, errors < 1 %: as given (--sla-p95-ms, --sla-p99-ms).\n"),
+        "{md}"
+    );
+    // AND the sizes are judged by them: 128 MB's p95 (about 600 ms) breaks it
+    let broken = &doc.settings[0].violations;
+    assert!(!doc.settings[0].meets_sla);
+    assert!(broken[0].starts_with("p95 6"), "{broken:?}");
+    assert!(broken[0].ends_with(" ms >= 500 ms"), "{broken:?}");
+}
+
+#[test]
+fn a_tune_json_without_the_sla_reason_still_reads_and_states_its_sla() {
+    // GIVEN a tune.json written before the SLA's reason was kept
+    let mut value: serde_json::Value =
+        serde_json::from_str(&document(&[128]).to_json().unwrap()).unwrap();
+    value.as_object_mut().unwrap().remove("sla_reason");
+    // WHEN read and rendered
+    let doc = TuneDocument::from_json(&value.to_string()).unwrap();
+    // THEN the report states its SLA, with no reason to give
+    assert_eq!(doc.sla_reason, "");
+    assert!(
+        markdown(&doc).contains("\nSLA p95 < 750 ms, p99 < 1000 ms, errors < 1 %.\n"),
+        "{}",
+        markdown(&doc)
+    );
 }
 
 #[test]
