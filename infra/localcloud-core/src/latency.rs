@@ -169,6 +169,38 @@ mod tests {
     }
 
     #[test]
+    fn every_figure_of_the_shipped_profile_names_its_source() {
+        // GIVEN the profile the bench injects by default, with its `_sources` comment
+        let text = include_str!("../../localcloud/profiles/aws-us-east-1.json");
+        let profile = LatencyProfile::from_json(text).expect("the shipped profile parses");
+        let raw: serde_json::Value = serde_json::from_str(text).unwrap();
+        let sources = raw["_sources"].as_object().expect("a _sources object");
+        // THEN each injected figure has an entry with its value, source and date
+        for (service, operations) in &profile.services {
+            for operation in operations.keys() {
+                let key = format!("{service}.{operation}");
+                let entry = sources
+                    .get(&key)
+                    .unwrap_or_else(|| panic!("{key}: no source"));
+                for field in ["value", "source", "date"] {
+                    let said = entry[field].as_str().unwrap_or_default();
+                    assert!(!said.is_empty(), "{key}: no {field}");
+                }
+            }
+        }
+        // AND the measured medians are the sources' (shinyaz.com, Mar 2026)
+        for (operation, median) in [
+            ("GetItem", 2.9),
+            ("PutItem", 3.6),
+            ("Query", 2.6),
+            ("BatchWriteItem", 6.0),
+        ] {
+            let p = profile.percentiles("dynamodb", operation).unwrap();
+            assert_eq!(p.p50_ms, median, "{operation}");
+        }
+    }
+
+    #[test]
     fn bad_profiles_are_rejected_with_the_place_named() {
         let err =
             LatencyProfile::from_json(r#"{"dynamodb": {"GetItem": {"p50_ms": 9, "p99_ms": 3}}}"#)
