@@ -23,6 +23,7 @@ pub mod runner;
 pub mod scenarios;
 pub mod seed;
 pub mod sla;
+pub mod stats;
 pub mod target;
 pub mod tune;
 pub mod variants;

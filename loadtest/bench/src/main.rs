@@ -173,9 +173,10 @@ struct RunArgs {
     #[arg(long, default_value = "template-lmi.yaml")]
     lmi_template: PathBuf,
     /// Latency injected by the local cloud into DynamoDB, SQS and Invoke calls, so that
-    /// billed durations approximate AWS (e.g. infra/localcloud/profiles/aws-us-east-1.json).
-    #[arg(long)]
-    latency_profile: Option<PathBuf>,
+    /// billed durations approximate AWS; each figure cites its public source
+    /// (docs/bench.md, "The latency profile"). `none` turns it off.
+    #[arg(long, default_value = bench::target::DEFAULT_LATENCY_PROFILE)]
+    latency_profile: String,
     /// Remote targets: `[KIND:]variant=URL` (repeatable; KIND http or rest
     /// when --api runs both).
     #[arg(long = "url")]
@@ -261,9 +262,10 @@ struct TuneArgs {
     /// How each execution environment gets its CPU (`localcloud serve --cpu-share`).
     #[arg(long, value_enum, default_value = "aws")]
     cpu_share: CpuShare,
-    /// Latency injected by the local cloud (e.g. infra/localcloud/profiles/aws-us-east-1.json).
-    #[arg(long)]
-    latency_profile: Option<PathBuf>,
+    /// Latency injected by the local cloud, as `bench run --latency-profile`
+    /// (`none` turns it off).
+    #[arg(long, default_value = bench::target::DEFAULT_LATENCY_PROFILE)]
+    latency_profile: String,
     /// Function binaries and `localcloud`.
     #[arg(long, default_value = "target/release")]
     binaries_dir: PathBuf,
@@ -414,7 +416,7 @@ async fn tune(args: TuneArgs) -> anyhow::Result<()> {
         },
         mode: mode(args.full, args.smoke),
         cpu_share: args.cpu_share,
-        latency_profile: args.latency_profile,
+        latency_profile: bench::target::latency_profile(&args.latency_profile)?,
         binaries_dir: args.binaries_dir,
         template: args.template,
         out: out.clone(),
@@ -483,7 +485,7 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         capacity_steps: bench::plan::given_capacity_steps(args.capacity_steps)
             .map_err(anyhow::Error::msg)?,
         capacity_resolution: args.capacity_resolution,
-        latency_profile: args.latency_profile,
+        latency_profile: bench::target::latency_profile(&args.latency_profile)?,
         prices: args.prices,
         price_date: args.price_date,
         cpu_share: args.cpu_share,

@@ -30,7 +30,10 @@ use crate::sla::CapacityStep;
 /// (`compute`: on-demand or managed, `bench run --compute`) and a function
 /// on Lambda Managed Instances its part of the instances
 /// (`metering.functions.*.managed`); a version 4 file reads as on-demand.
-pub const SCHEMA_VERSION: u32 = 5;
+/// 6: every record has its 95 % intervals and their resamples (`spread`),
+/// from which the verdicts decide "wins" or "tie (within noise)"; a version
+/// 5 file reads without them (`None`): its verdicts rank on points alone.
+pub const SCHEMA_VERSION: u32 = 6;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Results {
@@ -106,6 +109,10 @@ pub struct RunRecord {
     pub settings: Settings,
     pub load: LoadSettings,
     pub summary: Summary,
+    /// The 95 % intervals of the summary's figures and of the cost per
+    /// successful request (`stats`); `None` in files before schema 6.
+    #[serde(default)]
+    pub spread: Option<crate::stats::Spread>,
     pub failure_reasons: BTreeMap<String, u64>,
     pub series: Vec<Point>,
     /// `None` where the target has no metering endpoint (localstack, aws).

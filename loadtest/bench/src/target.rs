@@ -17,6 +17,27 @@ use crate::variants::Variant;
 /// The region of every target: the local cloud's, the stack's, the prices'.
 pub const REGION: &str = "us-east-1";
 
+/// The latency profile every local run injects unless told `none`: AWS's
+/// per-call latencies from a function in the same region (quick and full
+/// runs alike, so that their durations and verdicts are comparable).
+pub const DEFAULT_LATENCY_PROFILE: &str = "infra/localcloud/profiles/aws-us-east-1.json";
+
+/// `--latency-profile`: `none` is no profile; a path must exist (said now,
+/// not when the first local cloud fails to start).
+pub fn latency_profile(arg: &str) -> anyhow::Result<Option<PathBuf>> {
+    if arg.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let path = PathBuf::from(arg);
+    if !path.is_file() {
+        bail!(
+            "--latency-profile {arg}: no such file (run from the repository's root for the default, \
+             give a profile's path, or `--latency-profile none` for none)"
+        );
+    }
+    Ok(Some(path))
+}
+
 /// Base URLs by API logical id, from either document the project produces:
 /// the local cloud's endpoints file (`{"apis": {"OrdersDirectApi": url}}`) or
 /// `aws cloudformation describe-stacks` (outputs `OrdersDirectUrl`, ...).
@@ -310,6 +331,21 @@ async fn wait_for_file(child: &mut Child, path: &PathBuf) -> anyhow::Result<Valu
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_latency_profile_is_on_by_default_and_none_turns_it_off() {
+        // Tests run from the crate's folder; the default is the repository's.
+        let default = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(DEFAULT_LATENCY_PROFILE);
+        assert!(default.is_file(), "{}", default.display());
+        assert_eq!(latency_profile("none").unwrap(), None);
+        assert_eq!(latency_profile("NONE").unwrap(), None);
+        let missing = latency_profile("no/such/profile.json")
+            .unwrap_err()
+            .to_string();
+        assert!(missing.contains("--latency-profile none"), "{missing}");
+    }
 
     #[test]
     fn endpoints_file_gives_urls_by_logical_id() {

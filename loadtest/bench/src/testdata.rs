@@ -24,8 +24,11 @@ fn samples(ok_latency: f64, failures: usize) -> Vec<Sample> {
             status: 200,
         })
         .collect();
+    // Failures spread over the run's 10 s, as refusals under a steady
+    // overload are.
+    let every_ms = 10_000 / (failures as u64).max(1);
     s.extend((0..failures as u64).map(|i| Sample {
-        at_ms: i * 40,
+        at_ms: i * every_ms,
         latency_ms: 2.0,
         ok: false,
         status: 503,
@@ -217,6 +220,8 @@ pub fn record_through(
             BTreeMap::new()
         },
         series: time_series(&s, 1000),
+        spread: crate::stats::spread(&s, 10.0, &format!("{}/{variant}/{api:?}", spec.name))
+            .map(|sp| sp.with_cost(cost.usd_per_million_successful, summary.error_rate)),
         ledger: None,
         cpu: CpuAccount::new(
             metering.functions_cpu_ms(),
@@ -233,13 +238,15 @@ pub fn record_through(
     }
 }
 
+/// A search over the same steps for every variant (as `bench run` does),
+/// holding up to `held` users and broken above.
 fn capacity(variant: &str, held: u64) -> CapacityResult {
-    let steps = [held, held * 2]
+    let steps = [100, 200, 300, 400, 800]
         .iter()
         .map(|&users| CapacityStep {
             users,
-            held: users == held,
-            violations: if users == held {
+            held: users <= held,
+            violations: if users <= held {
                 vec![]
             } else {
                 vec!["p95 612 ms > 500 ms".into()]

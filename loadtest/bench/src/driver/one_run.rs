@@ -107,6 +107,10 @@ pub(crate) async fn run_one(
     let cost = price(ctx, metered.usage.as_ref(), &summary)?;
     let cpu = cpu_account(metered.figures.as_ref(), &load, &summary);
     say_outcome(&name.label, &summary, &cpu);
+    let spread = crate::stats::spread(&load.samples, load.wall_s, &name.slug).map(|s| {
+        let usd = cost.as_ref().and_then(|c| c.usd_per_million_successful);
+        s.with_cost(usd, summary.error_rate)
+    });
     let settings = settings(ctx, variant, overrides, metered.figures.as_ref(), url);
     Ok(Ok(RunRecord {
         kind,
@@ -120,6 +124,7 @@ pub(crate) async fn run_one(
         load: load_settings(spec, shape),
         series: time_series(&load.samples, 1000),
         summary,
+        spread,
         failure_reasons: load.failure_reasons,
         metering: metered.figures,
         cpu,

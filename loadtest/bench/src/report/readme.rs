@@ -50,7 +50,7 @@ pub fn block(results: &Results) -> String {
          {}{}{}\nThe whole report of a run is its `report.html` and `summary.md` (`docs/bench.md`); \
          `docs/results.md` has every figure of this run and tells the runs of earlier commits.\n{END}",
         view::markdown(&v),
-        view::figures_markdown(&v),
+        view::figures_markdown(&v) + view::INTERVALS_NOTE,
         compute_types(results),
     )
 }

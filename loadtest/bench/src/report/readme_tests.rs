@@ -65,7 +65,7 @@ fn the_block_names_its_run_and_reads_back() {
     // AND it carries the verdicts and the key figures
     assert!(written.contains("**1. Direct call or queue"), "{written}");
     assert!(
-        written.contains("| question | architecture | p95, healthy load |"),
+        written.contains("| question | architecture | p95, healthy load [95 % interval] |"),
         "{written}"
     );
 }

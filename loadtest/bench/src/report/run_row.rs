@@ -3,6 +3,40 @@
 
 use super::{cpu_cells, ms, title};
 use crate::results::{RecordKind, RunRecord};
+use crate::stats::{Replicates, Spread};
+
+/// The 95 % intervals of a row's figures, as (low, high).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Intervals {
+    pub successful_rps: Option<(f64, f64)>,
+    pub error_rate: Option<(f64, f64)>,
+    pub p50_ms: Option<(f64, f64)>,
+    pub p95_ms: Option<(f64, f64)>,
+    pub p99_ms: Option<(f64, f64)>,
+    pub usd_per_million_ok: Option<(f64, f64)>,
+}
+
+impl Intervals {
+    pub fn of(s: &Spread) -> Self {
+        let pair = |r: Option<&Replicates>| r.map(|r| (r.lo, r.hi));
+        Self {
+            successful_rps: pair(Some(&s.successful_rps)),
+            error_rate: pair(Some(&s.error_rate)),
+            p50_ms: pair(s.p50_ms.as_ref()),
+            p95_ms: pair(s.p95_ms.as_ref()),
+            p99_ms: pair(s.p99_ms.as_ref()),
+            usd_per_million_ok: pair(s.usd_per_million_ok.as_ref()),
+        }
+    }
+}
+
+/// `543 [538-549]`: a cell and its interval, in the cell's own format.
+fn bracketed(cell: String, interval: Option<(f64, f64)>, fmt: impl Fn(f64) -> String) -> String {
+    match interval {
+        Some((lo, hi)) if cell != "-" => format!("{cell} [{}-{}]", fmt(lo), fmt(hi)),
+        _ => cell,
+    }
+}
 
 /// The figures of one run's row, each as the reports show it.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,6 +56,8 @@ pub struct RunRow {
     /// The cells under [`super::CPU_HEADERS`].
     pub cpu: [String; 3],
     pub usd_per_million_ok: Option<f64>,
+    /// The 95 % intervals (`None` in files before schema 6).
+    pub spread: Option<Intervals>,
     pub load_generator_cores: f64,
     pub load_generator_saturated: bool,
 }
@@ -46,29 +82,44 @@ impl RunRow {
             cold_starts: r.metering.as_ref().map(|m| m.cold_starts()),
             cpu: cpu_cells(r),
             usd_per_million_ok: r.cost.as_ref().and_then(|c| c.usd_per_million_successful),
+            spread: r.spread.as_ref().map(Intervals::of),
             load_generator_cores: r.cpu.load_generator_cores,
             load_generator_saturated: r.cpu.load_generator_saturated,
         }
     }
 
-    /// The cells from "ok req/s" to "$ per M ok", as both reports show them.
+    /// The cells from "ok req/s" to "$ per M ok", as both reports show them,
+    /// each compared figure with its 95 % interval in brackets.
     pub fn figure_cells(&self) -> Vec<String> {
+        let i = self.spread.unwrap_or_default();
+        let whole = |v: f64| format!("{v:.0}");
+        let one_digit = |v: f64| format!("{v:.1}");
         let mut cells = vec![
-            format!("{:.1}", self.successful_rps),
+            bracketed(
+                format!("{:.1}", self.successful_rps),
+                i.successful_rps,
+                one_digit,
+            ),
             format!("{:.1}", self.failed_rps),
-            format!("{:.1} %", self.error_percent),
-            ms(self.p50_ms),
-            ms(self.p95_ms),
-            ms(self.p99_ms),
+            bracketed(
+                format!("{:.1} %", self.error_percent),
+                i.error_rate.map(|(lo, hi)| (lo * 100.0, hi * 100.0)),
+                one_digit,
+            ),
+            bracketed(ms(self.p50_ms), i.p50_ms, whole),
+            bracketed(ms(self.p95_ms), i.p95_ms, whole),
+            bracketed(ms(self.p99_ms), i.p99_ms, whole),
             format!("{:.0}", self.throttles),
             self.cold_starts
                 .map_or_else(|| "-".into(), |c| format!("{c:.0}")),
         ];
         cells.extend(self.cpu.iter().cloned());
-        cells.push(
+        cells.push(bracketed(
             self.usd_per_million_ok
                 .map_or_else(|| "-".into(), |v| format!("{v:.2}")),
-        );
+            i.usd_per_million_ok,
+            |v| format!("{v:.2}"),
+        ));
         cells
     }
 

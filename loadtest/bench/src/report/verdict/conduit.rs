@@ -3,13 +3,17 @@
 
 use super::conduit_original::against_original;
 use super::findings::{
-    dollars, duration, largest_extra_line, percent, rank, times, usd_per_million_ok, Aspect,
-    Better, Finding, KeyFigures, Placed, QuestionVerdict,
+    dollars, duration, largest_extra_line, percent, rank, rank_spread, tie_words, to_decide,
+    usd_per_million_ok, versus, with_interval, Aspect, Better, Call, Candidate, Finding,
+    KeyFigures, Placed, QuestionVerdict,
 };
 use super::names::{peak_users, MICRO_INVOKE, MICRO_QUEUE, MONOLITH};
 use crate::pass::Pass;
 use crate::report::answers::{find, CONDUIT_QUESTION};
 use crate::results::{CapacityResult, Results, RunRecord};
+use crate::sla::users_broken;
+use crate::stats::rules::{holds_more, StepBounds};
+use crate::stats::{Replicates, Spread};
 
 const STEADY: &str = "conduit-mixed";
 const VARIANTS: [(&str, &str); 3] = [MONOLITH, MICRO_INVOKE, MICRO_QUEUE];
@@ -21,11 +25,28 @@ struct Runs<'a> {
 }
 
 impl<'a> Runs<'a> {
-    fn figures(&self, figure: impl Fn(&RunRecord) -> Option<f64>) -> Vec<(String, Option<f64>)> {
+    /// Each variant's figure with its resamples, for [`rank_spread`].
+    fn candidates(
+        &self,
+        figure: impl Fn(&RunRecord) -> Option<f64>,
+        spread: impl Fn(&'a Spread) -> Option<&'a Replicates>,
+    ) -> Vec<Candidate<'a>> {
         self.steady
             .iter()
-            .map(|(name, r)| (name.to_string(), r.and_then(&figure)))
+            .map(|(name, r)| {
+                let resamples = r.and_then(|r| r.spread.as_ref()).and_then(&spread);
+                (name.to_string(), r.and_then(&figure), resamples)
+            })
             .collect()
+    }
+
+    /// The resamples of `name`'s steady figure.
+    fn spread_of(
+        &self,
+        name: &str,
+        spread: impl Fn(&'a Spread) -> Option<&'a Replicates>,
+    ) -> Option<&'a Replicates> {
+        self.steady(name)?.spread.as_ref().and_then(spread)
     }
 
     fn steady(&self, name: &str) -> Option<&'a RunRecord> {
@@ -83,10 +104,16 @@ pub fn verdict(results: &Results, pass: Pass) -> Option<QuestionVerdict> {
     if runs.steady.iter().all(|(_, r)| r.is_none()) && runs.searched().is_empty() {
         return None;
     }
-    let latency = rank(&runs.figures(|r| r.summary.p95_ms), Better::Lower);
+    let latency = rank_spread(
+        &runs.candidates(|r| r.summary.p95_ms, |s| s.p95_ms.as_ref()),
+        Better::Lower,
+    );
     let held = users_held(&runs);
-    let cost = rank(&runs.figures(usd_per_million_ok), Better::Lower);
-    let winner = |ranked: &Option<Vec<Placed>>| ranked.as_ref().map(|r| r[0].name.clone());
+    let cost = rank_spread(
+        &runs.candidates(usd_per_million_ok, |s| s.usd_per_million_ok.as_ref()),
+        Better::Lower,
+    );
+    let winner = |ranked: &Option<Vec<Placed>>| Call::of(ranked.as_deref());
     let findings = vec![
         Finding {
             aspect: Aspect::Latency,
@@ -121,28 +148,35 @@ pub fn verdict(results: &Results, pass: Pass) -> Option<QuestionVerdict> {
     })
 }
 
-/// The variants searched, most users held first (none held counts as 0).
+/// The variants searched, most users held first (none held counts as 0);
+/// one holds more than the best beyond noise only where the steps say so
+/// (`stats::rules::holds_more`): equal floors are a tie.
 fn users_held(runs: &Runs) -> Option<Vec<Placed>> {
-    let held: Vec<(String, Option<f64>)> = runs
-        .searched()
+    let searched = runs.searched();
+    let bounds = |name: &str| {
+        let c = searched.iter().find(|(n, _)| *n == name)?.1;
+        Some(StepBounds {
+            held: c.users_held.unwrap_or(0),
+            broke_at: users_broken(&c.steps),
+        })
+    };
+    let held: Vec<(String, Option<f64>)> = searched
         .iter()
         .map(|(name, c)| (name.to_string(), Some(c.users_held.unwrap_or(0) as f64)))
         .collect();
-    rank(&held, Better::Higher)
+    let mut ranked = rank(&held, Better::Higher)?;
+    let best = bounds(&ranked[0].name)?;
+    for placed in &mut ranked[1..] {
+        placed.beyond_noise = bounds(&placed.name).is_some_and(|b| holds_more(best, b));
+    }
+    Some(ranked)
 }
 
-/// `micro-invoke 64 ms (1.65x), micro-queue 66 ms (1.69x)`.
+/// `micro-invoke 64 ms (1.65x as slow, 95 % interval 1.55-1.75x), ...`.
 fn others(ranked: &[Placed], figure: impl Fn(f64) -> String, how: &str) -> String {
     ranked[1..]
         .iter()
-        .map(|p| {
-            format!(
-                "{} {} ({} {how})",
-                p.name,
-                figure(p.value),
-                times(p.times_worse)
-            )
-        })
+        .map(|p| format!("{} {} ({})", p.name, figure(p.value), versus(p, how)))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -151,13 +185,28 @@ fn latency_text(runs: &Runs, ranked: Option<&[Placed]>) -> String {
     let Some(ranked) = ranked else {
         return format!("{}: no latency verdict.", runs.not_measured());
     };
-    format!(
-        "At {} ({STEADY}) the {} wins: p95 {}; {}.",
-        runs.load(),
-        ranked[0].name,
-        duration(ranked[0].value),
-        others(ranked, duration, "as slow")
-    )
+    let best = &ranked[0];
+    let p95 = with_interval(
+        duration(best.value),
+        runs.spread_of(&best.name, |s| s.p95_ms.as_ref()),
+        duration,
+    );
+    match Call::of(Some(ranked)) {
+        Call::Winner(_) => format!(
+            "At {} ({STEADY}) the {} wins: p95 {p95}; {}.",
+            runs.load(),
+            best.name,
+            others(ranked, duration, "as slow")
+        ),
+        tie => format!(
+            "At {} ({STEADY}) {}: the {} p95 {p95}; {}.{}",
+            runs.load(),
+            tie_words(&tie),
+            best.name,
+            others(ranked, duration, "as slow"),
+            to_decide(ranked)
+        ),
+    }
 }
 
 fn overload_text(runs: &Runs, held: Option<&[Placed]>) -> String {
@@ -176,12 +225,22 @@ fn overload_text(runs: &Runs, held: Option<&[Placed]>) -> String {
         );
     };
     let users = |v: f64| format!("{v:.0}");
-    let mut text = format!(
-        "In the capacity search the {} wins: it held {} users at the SLA ({SLA}); {}.",
-        held[0].name,
-        users(held[0].value),
-        others(held, users, "fewer")
-    );
+    let mut text = match Call::of(Some(held)) {
+        Call::Winner(_) => format!(
+            "In the capacity search the {} wins: it held {} users at the SLA ({SLA}); {}.",
+            held[0].name,
+            users(held[0].value),
+            others(held, users, "fewer")
+        ),
+        tie => format!(
+            "In the capacity search {}: the {} held {} users at the SLA ({SLA}); {}. No one of them broke the SLA \
+             at a step another held, so the steps do not part them.",
+            tie_words(&tie),
+            held[0].name,
+            users(held[0].value),
+            others(held, users, "fewer")
+        ),
+    };
     let floors: Vec<&str> = runs
         .capacity
         .iter()
@@ -225,20 +284,46 @@ fn cost_text(runs: &Runs, ranked: Option<&[Placed]>) -> String {
                 "{} {} ({}{extra})",
                 p.name,
                 dollars(p.value),
-                times(p.times_worse)
+                versus(p, "as costly")
             )
         })
         .collect();
-    format!(
-        "The {} is the cheapest: {} per million ok requests; {}.",
-        ranked[0].name,
+    let usd = with_interval(
         dollars(ranked[0].value),
-        rest.join(", ")
-    )
+        runs.spread_of(&ranked[0].name, |s| s.usd_per_million_ok.as_ref()),
+        dollars,
+    );
+    match Call::of(Some(ranked)) {
+        Call::Winner(_) => format!(
+            "The {} is the cheapest: {usd} per million ok requests; {}.",
+            ranked[0].name,
+            rest.join(", ")
+        ),
+        tie => format!(
+            "Cost: {}: the {} {usd} per million ok requests; {}.{}",
+            tie_words(&tie),
+            ranked[0].name,
+            rest.join(", "),
+            to_decide(ranked)
+        ),
+    }
 }
 
-fn order(ranked: Option<&[Placed]>) -> Option<Vec<&str>> {
-    Some(ranked?.iter().map(|p| p.name.as_str()).collect())
+/// The variants in order, the best and those within noise of it as one
+/// group (`monolith = micro-queue`).
+fn order(ranked: Option<&[Placed]>) -> Option<Vec<String>> {
+    let ranked = ranked?;
+    let (tied, apart): (Vec<&Placed>, Vec<&Placed>) =
+        ranked[1..].iter().partition(|p| !p.beyond_noise);
+    let first = std::iter::once(ranked[0].name.as_str())
+        .chain(tied.iter().map(|p| p.name.as_str()))
+        .collect::<Vec<_>>()
+        .join(" = ");
+    Some(
+        std::iter::once(first)
+            .chain(apart.iter().map(|p| p.name.clone()))
+            .collect(),
+    )
 }
 
 fn flips_text(
@@ -302,6 +387,9 @@ fn key_figures(runs: &Runs) -> Vec<KeyFigures> {
         .map(|((name, steady), (_, capacity))| KeyFigures {
             architecture: name.to_string(),
             p95_ms: steady.and_then(|r| r.summary.p95_ms),
+            p95_interval: steady
+                .and_then(|r| r.spread.as_ref()?.p95_ms.as_ref())
+                .map(|s| (s.lo, s.hi)),
             overload: capacity.map_or_else(
                 || "users held not measured".into(),
                 |c| {
@@ -310,6 +398,9 @@ fn key_figures(runs: &Runs) -> Vec<KeyFigures> {
                 },
             ),
             usd_per_million_ok: steady.and_then(usd_per_million_ok),
+            usd_interval: steady
+                .and_then(|r| r.spread.as_ref()?.usd_per_million_ok.as_ref())
+                .map(|s| (s.lo, s.hi)),
         })
         .collect()
 }

@@ -17,7 +17,7 @@ fn the_monolith_wins_every_aspect_of_the_test_run() {
     let v = verdict(&results, ApiKind::Http.into()).unwrap();
     // THEN the monolith wins latency, overload and cost
     for (aspect, winner) in &v.winners {
-        assert_eq!(winner.as_deref(), Some("monolith"), "{aspect:?}");
+        assert_eq!(winner, &Call::Winner("monolith".into()), "{aspect:?}");
     }
     assert!(
         text(&v, Aspect::Overload).contains("it held 400 users at the SLA"),
@@ -63,7 +63,7 @@ fn without_a_capacity_search_users_held_are_said_not_measured() {
     // WHEN judged
     let v = verdict(&results, ApiKind::Http.into()).unwrap();
     // THEN overload has no winner, and the steady run's failures are given
-    assert_eq!(v.winners[1], (Aspect::Overload, None));
+    assert_eq!(v.winners[1], (Aspect::Overload, Call::NotMeasured));
     let overload = text(&v, Aspect::Overload);
     assert!(
         overload.starts_with("Not measured: the run has no capacity search"),

@@ -3,6 +3,9 @@
 //! sentences are built from.
 
 use crate::results::RunRecord;
+pub use crate::stats::rules::Better;
+use crate::stats::rules::{ratio_gap, Gap};
+use crate::stats::Replicates;
 
 /// What a finding is about, in the order the verdict tells them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,21 +41,64 @@ pub struct KeyFigures {
     pub architecture: String,
     /// p95 of successful requests at the healthy load (baseline, steady mix).
     pub p95_ms: Option<f64>,
+    /// Its 95 % interval (`None`: not measured, or a file before schema 6).
+    pub p95_interval: Option<(f64, f64)>,
     /// Failed share under overload, or users held at the SLA, in words.
     pub overload: String,
     /// $ per million successful requests at the healthy load.
     pub usd_per_million_ok: Option<f64>,
+    pub usd_interval: Option<(f64, f64)>,
 }
 
 /// One experiment's answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct QuestionVerdict {
     pub question: &'static str,
-    /// Who wins on latency, under overload and on cost (`None`: not measured
-    /// or a tie), for the headline.
-    pub winners: Vec<(Aspect, Option<String>)>,
+    /// Who wins on latency, under overload and on cost, for the headline.
+    pub winners: Vec<(Aspect, Call)>,
     pub findings: Vec<Finding>,
     pub figures: Vec<KeyFigures>,
+}
+
+/// What an aspect's verdict says (`stats::rules` decides).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Call {
+    /// Better than every other beyond the run's noise.
+    Winner(String),
+    /// The best and those within noise of it, best first.
+    Tie(Vec<String>),
+    NotMeasured,
+}
+
+impl Call {
+    /// The winner's name, if there is one.
+    pub fn winner(&self) -> Option<&str> {
+        match self {
+            Call::Winner(name) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// From a ranking: the best wins when every other is beyond the noise.
+    pub fn of(ranked: Option<&[Placed]>) -> Self {
+        let Some(ranked) = ranked else {
+            return Call::NotMeasured;
+        };
+        let tied: Vec<String> = ranked[1..]
+            .iter()
+            .filter(|p| !p.beyond_noise)
+            .map(|p| p.name.clone())
+            .collect();
+        if tied.is_empty() {
+            Call::Winner(ranked[0].name.clone())
+        } else {
+            Call::Tie(
+                std::iter::once(ranked[0].name.clone())
+                    .chain(tied)
+                    .collect(),
+            )
+        }
+    }
 }
 
 /// An architecture's figure, placed against the best one's.
@@ -63,13 +109,90 @@ pub struct Placed {
     /// How many times worse than the best (1.0 for the best itself);
     /// `None` when the best is 0 and no ratio means anything.
     pub times_worse: Option<f64>,
+    /// The 95 % interval of `times_worse`, where both records have one.
+    pub gap: Option<Gap>,
+    /// Worse than the best beyond the run's noise (the best itself: false).
+    /// Without an interval (files before schema 6): any difference counts.
+    pub beyond_noise: bool,
 }
 
-/// Whether less or more of a figure is better.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Better {
-    Lower,
-    Higher,
+/// A candidate for [`rank_spread`]: its name, figure and resamples.
+pub type Candidate<'a> = (String, Option<f64>, Option<&'a Replicates>);
+
+/// As [`rank`], each one placed against the best with the interval of the
+/// ratio where both have resamples (`stats::rules::ratio_gap`).
+pub fn rank_spread(candidates: &[Candidate], better: Better) -> Option<Vec<Placed>> {
+    let points: Vec<(String, Option<f64>)> =
+        candidates.iter().map(|(n, v, _)| (n.clone(), *v)).collect();
+    let mut ranked = rank(&points, better)?;
+    let spread_of = |name: &str| candidates.iter().find(|c| c.0 == name).and_then(|c| c.2);
+    let best = (ranked[0].value, spread_of(&ranked[0].name));
+    for placed in &mut ranked[1..] {
+        let gap = best
+            .1
+            .zip(spread_of(&placed.name))
+            .and_then(|(b, o)| ratio_gap(better, (best.0, b), (placed.value, o)));
+        if let Some(gap) = gap {
+            placed.beyond_noise = gap.beyond_noise();
+            placed.gap = Some(gap);
+        }
+    }
+    Some(ranked)
+}
+
+/// `1.68x as slow, 95 % interval 1.55-1.80x` or, within the noise,
+/// `1.04x, 95 % interval 0.95-1.13x: within noise`.
+pub fn versus(p: &Placed, how: &str) -> String {
+    match (&p.gap, p.beyond_noise) {
+        (Some(g), true) => format!(
+            "{:.2}x {how}, 95 % interval {:.2}-{:.2}x",
+            g.point, g.lo, g.hi
+        ),
+        (Some(g), false) => format!(
+            "{:.2}x, 95 % interval {:.2}-{:.2}x: within noise",
+            g.point, g.lo, g.hi
+        ),
+        (None, _) => format!("{} {how}", times(p.times_worse)),
+    }
+}
+
+/// For a tie: what would decide it, from the widest-apart tied figure.
+pub fn to_decide(ranked: &[Placed]) -> String {
+    let growth = ranked[1..]
+        .iter()
+        .filter(|p| !p.beyond_noise)
+        .filter_map(|p| p.gap.as_ref()?.growth_to_decide())
+        .fold(None, |most: Option<f64>, g| {
+            Some(most.map_or(g, |m| m.max(g)))
+        });
+    match growth {
+        Some(g) => format!(
+            " To decide it, about {:.0}x the measurement if the gap holds (the interval narrows with the square              root of the time measured: a longer run, `--full`, or more users).",
+            g.ceil().max(2.0)
+        ),
+        None => " They measured the same: no longer run would part them.".into(),
+    }
+}
+
+/// `tie (within noise): monolith, micro-queue` for a sentence's start.
+pub fn tie_words(call: &Call) -> String {
+    match call {
+        Call::Tie(names) => format!("tie (within noise) between {}", names.join(" and ")),
+        Call::Winner(name) => format!("{name} wins"),
+        Call::NotMeasured => "no verdict".into(),
+    }
+}
+
+/// `38 ms (95 % interval 36 ms to 40 ms)`.
+pub fn with_interval(
+    value: String,
+    spread: Option<&Replicates>,
+    unit: impl Fn(f64) -> String,
+) -> String {
+    match spread {
+        Some(r) => format!("{value} (95 % interval {} to {})", unit(r.lo), unit(r.hi)),
+        None => value,
+    }
 }
 
 /// The candidates best first, or `None` when a figure is missing or fewer
@@ -100,6 +223,8 @@ pub fn rank(candidates: &[(String, Option<f64>)], better: Better) -> Option<Vec<
                     name,
                     value,
                     times_worse,
+                    gap: None,
+                    beyond_noise: value != best,
                 }
             })
             .collect(),

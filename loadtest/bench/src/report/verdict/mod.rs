@@ -95,3 +95,7 @@ pub fn verdict(results: &Results) -> Verdict {
         .collect(),
     }
 }
+
+#[cfg(test)]
+#[path = "ties_tests.rs"]
+mod ties_tests;

@@ -2,8 +2,9 @@
 //! baseline, highload, largepayload and sweep records a run has.
 
 use super::findings::{
-    dollars, duration, largest_extra_line, parameter, percent, rank, times, usd_per_million_ok,
-    Aspect, Better, Finding, KeyFigures, QuestionVerdict,
+    dollars, duration, largest_extra_line, parameter, percent, rank_spread, tie_words, times,
+    to_decide, usd_per_million_ok, versus, with_interval, Aspect, Better, Call, Candidate, Finding,
+    KeyFigures, QuestionVerdict,
 };
 use super::names::{peak_users, DIRECT, QUEUE};
 use super::{orders_sweep, original};
@@ -11,6 +12,8 @@ use crate::pass::Pass;
 use crate::report::answers::{find, ORDERS_QUESTION};
 use crate::results::{RecordKind, Results, RunRecord};
 use crate::sla::Sla;
+use crate::stats::rules::share_gap;
+use crate::stats::{Replicates, Spread};
 
 const BASELINE: &str = "orders-baseline";
 const HIGHLOAD: &str = "orders-highload";
@@ -36,11 +39,18 @@ impl<'a> Pair<'a> {
         Some((self.direct?, self.queue?))
     }
 
-    /// Each path's figure, named as the verdict names it.
-    fn figures(&self, figure: impl Fn(&RunRecord) -> Option<f64>) -> Vec<(String, Option<f64>)> {
+    /// Each path's figure with its resamples, for [`rank_spread`].
+    fn candidates(
+        &self,
+        figure: impl Fn(&RunRecord) -> Option<f64>,
+        spread: impl Fn(&'a Spread) -> Option<&'a Replicates>,
+    ) -> Vec<Candidate<'a>> {
         [(DIRECT.1, self.direct), (QUEUE.1, self.queue)]
             .into_iter()
-            .map(|(name, r)| (name.to_string(), r.and_then(&figure)))
+            .map(|(name, r)| {
+                let resamples = r.and_then(|r| r.spread.as_ref()).and_then(&spread);
+                (name.to_string(), r.and_then(&figure), resamples)
+            })
             .collect()
     }
 
@@ -80,9 +90,11 @@ pub fn verdict(results: &Results, pass: Pass) -> Option<QuestionVerdict> {
     if !any(&baseline) && !any(&highload) && sweep.is_empty() {
         return None;
     }
-    let (latency_winner, latency_text) = latency(&baseline);
-    let (overload_winner, overload_text) = overload(&highload);
-    let (cost_winner, cost_text) = cost(&baseline, &highload);
+    let (latency_call, latency_text) = latency(&baseline);
+    let (overload_call, overload_text) = overload(&highload);
+    let (cost_call, cost_text) = cost(&baseline, &highload);
+    let latency_winner = latency_call.winner().map(str::to_string);
+    let overload_winner = overload_call.winner().map(str::to_string);
     let mut findings = vec![
         finding(Aspect::Latency, latency_text),
         finding(Aspect::Overload, overload_text),
@@ -108,9 +120,9 @@ pub fn verdict(results: &Results, pass: Pass) -> Option<QuestionVerdict> {
     Some(QuestionVerdict {
         question: ORDERS_QUESTION,
         winners: vec![
-            (Aspect::Latency, latency_winner),
-            (Aspect::Overload, overload_winner),
-            (Aspect::Cost, cost_winner),
+            (Aspect::Latency, latency_call),
+            (Aspect::Overload, overload_call),
+            (Aspect::Cost, cost_call),
         ],
         findings,
         figures: key_figures(&baseline, &highload),
@@ -121,30 +133,44 @@ fn finding(aspect: Aspect, text: String) -> Finding {
     Finding { aspect, text }
 }
 
-fn latency(baseline: &Pair) -> (Option<String>, String) {
-    let Some(ranked) = rank(&baseline.figures(|r| r.summary.p95_ms), Better::Lower) else {
+fn latency(baseline: &Pair) -> (Call, String) {
+    let candidates = baseline.candidates(|r| r.summary.p95_ms, |s| s.p95_ms.as_ref());
+    let Some(ranked) = rank_spread(&candidates, Better::Lower) else {
         return (
-            None,
+            Call::NotMeasured,
             format!("{}: no latency verdict.", baseline.not_measured()),
         );
     };
     let (best, other) = (&ranked[0], &ranked[1]);
     let load = baseline.by_name(&best.name).map_or(0, peak_users);
+    let p95 = |name: &str, value: f64| {
+        let spread = baseline
+            .by_name(name)
+            .and_then(|r| r.spread.as_ref()?.p95_ms.as_ref());
+        with_interval(duration(value), spread, duration)
+    };
+    let call = Call::of(Some(&ranked));
+    let (lead, decide) = match &call {
+        Call::Winner(name) => (format!("{name} wins: p95"), String::new()),
+        tie => (
+            format!("{}: p95 for {}", tie_words(tie), best.name),
+            to_decide(&ranked),
+        ),
+    };
     let text = format!(
-        "At {BASELINE} (up to {load} users) {} wins: p95 {} against {} for {} ({} as slow).",
-        best.name,
-        duration(best.value),
-        duration(other.value),
+        "At {BASELINE} (up to {load} users) {lead} {} against {} for {} ({}).{decide}",
+        p95(&best.name, best.value),
+        p95(&other.name, other.value),
         other.name,
-        times(other.times_worse)
+        versus(other, "as slow"),
     );
-    (Some(best.name.clone()), text)
+    (call, text)
 }
 
-fn overload(highload: &Pair) -> (Option<String>, String) {
+fn overload(highload: &Pair) -> (Call, String) {
     let Some((direct, queue)) = highload.both() else {
         return (
-            None,
+            Call::NotMeasured,
             format!("{}: no verdict under overload.", highload.not_measured()),
         );
     };
@@ -159,7 +185,7 @@ fn overload(highload: &Pair) -> (Option<String>, String) {
             QUEUE.1,
             percent(q.error_rate)
         );
-        return (None, text);
+        return (Call::Tie(vec![DIRECT.1.into(), QUEUE.1.into()]), text);
     }
     let (winner, loser) = if q.error_rate <= d.error_rate {
         ((QUEUE.1, queue), (DIRECT.1, direct))
@@ -167,12 +193,29 @@ fn overload(highload: &Pair) -> (Option<String>, String) {
         ((DIRECT.1, direct), (QUEUE.1, queue))
     };
     let (w, l) = (&winner.1.summary, &loser.1.summary);
+    let gap = winner
+        .1
+        .spread
+        .as_ref()
+        .zip(loser.1.spread.as_ref())
+        .map(|(ws, ls)| {
+            share_gap(
+                (w.error_rate, &ws.error_rate),
+                (l.error_rate, &ls.error_rate),
+            )
+        });
+    let call = if gap.is_none_or(|g| g.beyond_noise()) {
+        Call::Winner(winner.0.to_string())
+    } else {
+        Call::Tie(vec![winner.0.to_string(), loser.0.to_string()])
+    };
     let mut text = format!(
-        "At {load} {} wins: {} of its requests failed against {} for {}, at p95 {} against {}",
-        winner.0,
+        "At {load} {}: {} of its requests failed against {} for {}{}, at p95 {} against {}",
+        tie_words(&call),
         percent(w.error_rate),
         percent(l.error_rate),
         loser.0,
+        gap.map_or_else(String::new, |g| format!(" (difference {})", g.describe())),
         w.p95_ms.map_or_else(|| "-".into(), duration),
         l.p95_ms.map_or_else(|| "-".into(), duration),
     );
@@ -183,12 +226,13 @@ fn overload(highload: &Pair) -> (Option<String>, String) {
         ));
     }
     text.push('.');
-    (Some(winner.0.to_string()), text)
+    (call, text)
 }
 
 /// The cheaper path per successful request at one load, in words.
-fn cheaper(pair: &Pair) -> Option<(String, String)> {
-    let ranked = rank(&pair.figures(usd_per_million_ok), Better::Lower)?;
+fn cheaper(pair: &Pair) -> Option<(Call, String)> {
+    let candidates = pair.candidates(usd_per_million_ok, |s| s.usd_per_million_ok.as_ref());
+    let ranked = rank_spread(&candidates, Better::Lower)?;
     let (best, other) = (&ranked[0], &ranked[1]);
     let extra = pair
         .by_name(&best.name)
@@ -197,41 +241,61 @@ fn cheaper(pair: &Pair) -> Option<(String, String)> {
         .map_or_else(String::new, |(line, usd)| {
             format!(", its largest extra line {line} +{}", dollars(usd))
         });
+    let call = Call::of(Some(&ranked));
+    let usd = |name: &str, value: f64| {
+        let spread = pair
+            .by_name(name)
+            .and_then(|r| r.spread.as_ref()?.usd_per_million_ok.as_ref());
+        with_interval(dollars(value), spread, dollars)
+    };
+    let lead = match &call {
+        Call::Winner(name) => format!("{name} is cheaper at {}", pair.scenario),
+        tie => format!("at {} {}", pair.scenario, tie_words(tie)),
+    };
     let text = format!(
-        "{} is cheaper at {}: {} per million ok requests against {} for {} ({}{extra})",
+        "{lead}: {} per million ok requests for {} against {} for {} ({}{extra})",
+        usd(&best.name, best.value),
         best.name,
-        pair.scenario,
-        dollars(best.value),
-        dollars(other.value),
+        usd(&other.name, other.value),
         other.name,
-        times(other.times_worse)
+        versus(other, "as costly")
     );
-    Some((best.name.clone(), text))
+    Some((call, text))
 }
 
-fn cost(baseline: &Pair, highload: &Pair) -> (Option<String>, String) {
+/// The cost answer is the healthy load's (the overloaded one's without it).
+fn cost(baseline: &Pair, highload: &Pair) -> (Call, String) {
     match (cheaper(baseline), cheaper(highload)) {
-        (Some((winner, healthy)), Some((_, overloaded))) => {
-            (Some(winner), format!("{healthy}; {overloaded}."))
+        (Some((call, healthy)), Some((_, overloaded))) => {
+            (call, format!("{}; {overloaded}.", capitalised(&healthy)))
         }
-        (Some((winner, healthy)), None) => (Some(winner), format!("{healthy}.")),
-        (None, Some((winner, overloaded))) => (
-            Some(winner),
+        (Some((call, healthy)), None) => (call, format!("{}.", capitalised(&healthy))),
+        (None, Some((call, overloaded))) => (
+            call,
             format!(
-                "{overloaded}. {}: no cost verdict while healthy.",
+                "{}. {}: no cost verdict while healthy.",
+                capitalised(&overloaded),
                 baseline.not_measured()
             ),
         ),
         (None, None) => (
-            None,
+            Call::NotMeasured,
             format!("{}: no cost verdict.", baseline.not_measured()),
         ),
     }
 }
 
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
+/// Only decided answers can flip: a tie at either load says nothing here.
 fn cost_flip(baseline: &Pair, highload: &Pair) -> Option<String> {
-    let (healthy, _) = cheaper(baseline)?;
-    let (overloaded, _) = cheaper(highload)?;
+    let healthy = cheaper(baseline)?.0.winner()?.to_string();
+    let overloaded = cheaper(highload)?.0.winner()?.to_string();
     if healthy == overloaded {
         return Some(format!(
             "{healthy} is the cheaper at both loads measured ({BASELINE}, {HIGHLOAD})."
@@ -262,14 +326,18 @@ fn concurrency_split(baseline: &Pair, highload: &Pair) -> Option<String> {
 }
 
 fn largepayload(pair: &Pair) -> Option<String> {
-    let ranked = rank(&pair.figures(|r| r.summary.p95_ms), Better::Lower)?;
+    let candidates = pair.candidates(|r| r.summary.p95_ms, |s| s.p95_ms.as_ref());
+    let ranked = rank_spread(&candidates, Better::Lower)?;
     let size = pair.direct?.load.size.unwrap_or(0);
+    let lead = match Call::of(Some(&ranked)) {
+        Call::Winner(name) => format!("{name} is the faster"),
+        tie => tie_words(&tie),
+    };
     Some(format!(
-        "At size {size} ({LARGEPAYLOAD}) {} is the faster: p95 {} against {} ({}).",
-        ranked[0].name,
+        "At size {size} ({LARGEPAYLOAD}) {lead}: p95 {} against {} ({}).",
         duration(ranked[0].value),
         duration(ranked[1].value),
-        times(ranked[1].times_worse)
+        versus(&ranked[1], "as slow")
     ))
 }
 
@@ -360,11 +428,17 @@ fn key_figures(baseline: &Pair, highload: &Pair) -> Vec<KeyFigures> {
             KeyFigures {
                 architecture: name.to_string(),
                 p95_ms: healthy.and_then(|r| r.summary.p95_ms),
+                p95_interval: healthy
+                    .and_then(|r| r.spread.as_ref()?.p95_ms.as_ref())
+                    .map(|s| (s.lo, s.hi)),
                 overload: highload.by_name(name).map_or_else(
                     || "not measured".into(),
                     |r| format!("{} failed", percent(r.summary.error_rate)),
                 ),
                 usd_per_million_ok: healthy.and_then(usd_per_million_ok),
+                usd_interval: healthy
+                    .and_then(|r| r.spread.as_ref()?.usd_per_million_ok.as_ref())
+                    .map(|s| (s.lo, s.hi)),
             }
         })
         .collect()

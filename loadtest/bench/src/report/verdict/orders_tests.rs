@@ -52,12 +52,15 @@ fn the_direct_call_wins_latency_and_cost_and_the_queue_the_overload() {
             .1
             .clone()
     };
-    assert_eq!(winner(Aspect::Latency).as_deref(), Some("direct Invoke"));
     assert_eq!(
-        winner(Aspect::Overload).as_deref(),
-        Some("SQS request/reply")
+        winner(Aspect::Latency),
+        Call::Winner("direct Invoke".into())
     );
-    assert_eq!(winner(Aspect::Cost).as_deref(), Some("direct Invoke"));
+    assert_eq!(
+        winner(Aspect::Overload),
+        Call::Winner("SQS request/reply".into())
+    );
+    assert_eq!(winner(Aspect::Cost), Call::Winner("direct Invoke".into()));
     // AND says by how much, from the records' own figures
     let p95 = |variant| {
         find(&results, ApiKind::Http.into(), BASELINE, variant)
@@ -197,7 +200,7 @@ fn a_missing_run_is_said_not_measured_and_wins_nothing() {
     // WHEN judged
     let v = verdict(&results, ApiKind::Http.into()).unwrap();
     // THEN no latency winner is guessed
-    assert_eq!(v.winners[0], (Aspect::Latency, None));
+    assert_eq!(v.winners[0], (Aspect::Latency, Call::NotMeasured));
     assert_eq!(
         text(&v, Aspect::Latency),
         "The run did not measure orders-baseline for SQS request/reply: no latency verdict."

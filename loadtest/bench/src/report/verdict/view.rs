@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::findings::QuestionVerdict;
+use super::findings::{Call, QuestionVerdict};
 use super::Verdict;
 use crate::report::svg::escape;
 
@@ -36,15 +36,17 @@ fn capitalised(word: &str) -> String {
     })
 }
 
-/// `Latency: **monolith** · Under overload: no winner measured · ...`,
+/// `Latency: **monolith** · Under overload: tie (within noise) · ...`,
 /// each winner wrapped by `strong`.
 fn winners(q: &QuestionVerdict, strong: impl Fn(&str) -> String) -> String {
     q.winners
         .iter()
-        .map(|(aspect, winner)| {
-            let who = winner
-                .as_deref()
-                .map_or_else(|| "no winner measured".into(), &strong);
+        .map(|(aspect, call)| {
+            let who = match call {
+                Call::Winner(name) => strong(name),
+                Call::Tie(_) => "tie (within noise)".into(),
+                Call::NotMeasured => "no winner measured".into(),
+            };
             format!("{}: {who}", aspect.label())
         })
         .collect::<Vec<_>>()
@@ -76,7 +78,7 @@ pub fn markdown(v: &Verdict) -> String {
 /// The key figures of every question, one row per architecture.
 pub fn figures_markdown(v: &Verdict) -> String {
     let mut md = String::from(
-        "| question | architecture | p95, healthy load | under overload | $ per M ok, healthy load |\n|---|---|---|---|---|\n",
+        "| question | architecture | p95, healthy load [95 % interval] | under overload | $ per M ok, healthy load [95 % interval] |\n|---|---|---|---|---|\n",
     );
     for (i, q) in v.questions.iter().enumerate() {
         for f in &q.figures {
@@ -85,15 +87,32 @@ pub fn figures_markdown(v: &Verdict) -> String {
                 "| {} | {} | {} | {} | {} |",
                 i + 1,
                 f.architecture,
-                f.p95_ms
-                    .map_or_else(|| "-".into(), |p| format!("{p:.0} ms")),
+                f.p95_ms.map_or_else(
+                    || "-".into(),
+                    |p| between(format!("{p:.0} ms"), f.p95_interval, |v| format!("{v:.0}"))
+                ),
                 f.overload,
-                f.usd_per_million_ok
-                    .map_or_else(|| "-".into(), |u| format!("{u:.2}"))
+                f.usd_per_million_ok.map_or_else(
+                    || "-".into(),
+                    |u| between(format!("{u:.2}"), f.usd_interval, |v| format!("{v:.2}"))
+                )
             );
         }
     }
     md
+}
+
+/// What the brackets and the ties mean, under every table of key figures.
+pub const INTERVALS_NOTE: &str = "\nEvery interval, in words or [low-high], is a 95 % interval from a bootstrap over 2-5 s blocks of the run's own \
+requests. An answer names a winner only where the 95 % interval of the ratio (or difference) between the two \
+excludes no difference, and says \"tie (within noise)\" otherwise; equal capacity floors are a tie \
+(docs/bench.md, \"Intervals and ties\").\n";
+
+/// `38 ms [36-40]`: a figure and its 95 % interval.
+fn between(figure: String, interval: Option<(f64, f64)>, fmt: impl Fn(f64) -> String) -> String {
+    interval.map_or(figure.clone(), |(lo, hi)| {
+        format!("{figure} [{}-{}]", fmt(lo), fmt(hi))
+    })
 }
 
 /// The verdict as the report's first section; empty without a question.
@@ -123,7 +142,11 @@ pub fn html(v: &Verdict) -> String {
         }
         html.push_str("</ul></div>");
     }
-    html.push_str("</div></section>");
+    let _ = write!(
+        html,
+        "</div><p class=\"stamp\">{}</p></section>",
+        code_spans(INTERVALS_NOTE.trim())
+    );
     html
 }
 
