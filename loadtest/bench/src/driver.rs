@@ -118,7 +118,7 @@ async fn run_door(
     capacity: &mut Vec<CapacityResult>,
 ) {
     for (spec, variant) in scenario_runs(&ctx.opts) {
-        let shape = spec.shape.scaled(ctx.opts.mode);
+        let shape = crate::plan::scenario_shape(&spec, ctx.opts.mode);
         match run_one(
             ctx,
             RecordKind::Scenario,

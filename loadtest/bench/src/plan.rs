@@ -138,6 +138,20 @@ pub fn orders_scenarios() -> Vec<ScenarioSpec> {
     ]
 }
 
+/// The orders scenarios whose records the verdict's answers read: quick
+/// runs their whole original ramp (25 and 30 s), since 0.4 of it leaves too
+/// few blocks of time for an interval to decide anything (`stats`).
+pub const ANSWERED_IN_FULL: [&str; 2] = ["orders-baseline", "orders-highload"];
+
+/// The load a scenario runs in `mode`: its ramp scaled, but for the
+/// answered orders scenarios in quick mode, which keep the original.
+pub fn scenario_shape(spec: &ScenarioSpec, mode: Mode) -> LoadShape {
+    if mode == Mode::Quick && ANSWERED_IN_FULL.contains(&spec.name.as_str()) {
+        return spec.shape.clone();
+    }
+    spec.shape.scaled(mode)
+}
+
 /// The Conduit mix at a steady user count: ramp, then hold (5 minutes in full).
 pub fn conduit_scenario(users: u64) -> ScenarioSpec {
     ScenarioSpec {
@@ -217,6 +231,18 @@ pub fn sweep_shape() -> LoadShape {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quick_runs_the_answered_orders_scenarios_whole_and_the_others_shortened() {
+        let orders = orders_scenarios();
+        // the baseline and highload the verdict reads: the original 25 and 30 s
+        assert_eq!(scenario_shape(&orders[0], Mode::Quick).seconds(), 25);
+        assert_eq!(scenario_shape(&orders[1], Mode::Quick).seconds(), 30);
+        // largepayload: 0.4 of its 30 s
+        assert_eq!(scenario_shape(&orders[2], Mode::Quick).seconds(), 12);
+        // smoke shortens them all
+        assert!(scenario_shape(&orders[0], Mode::Smoke).seconds() < 25);
+    }
 
     #[test]
     fn capacity_steps_given_must_rise() {

@@ -78,8 +78,17 @@ pub(super) fn searches(opts: &RunOptions, pass: usize) -> Searches {
         capacity: first
             && opts.capacity
             && wants(&opts.scenarios, "conduit-capacity")
-            && opts.mode != Mode::Smoke,
+            && opts.mode != Mode::Smoke
+            && (opts.mode != Mode::Quick || capacity_asked(opts)),
     }
+}
+
+/// Quick runs the capacity search only when asked for by name or given
+/// steps: its own steps (50-200 users) are held by every variant on two
+/// cores, so it could only ever answer "tie (floors)", at a third of the
+/// quick run's time.
+fn capacity_asked(opts: &RunOptions) -> bool {
+    opts.capacity_steps.is_some() || opts.scenarios.iter().any(|s| s == "conduit-capacity")
 }
 
 pub(crate) fn deployed(ctx: &Bench, variant: &Variant) -> bool {
@@ -155,6 +164,22 @@ mod tests {
         let mut smoke = options(Mode::Smoke, TargetKind::Local, &[]);
         (smoke.sweep, smoke.capacity) = (true, true);
         assert_eq!(searches(&smoke, 0), neither);
+    }
+
+    #[test]
+    fn quick_searches_capacity_only_when_asked() {
+        // GIVEN a quick run with the searches on (the default)
+        let mut quick = options(Mode::Quick, TargetKind::Local, &[]);
+        (quick.sweep, quick.capacity) = (true, true);
+        // THEN it sweeps but does not search capacity
+        assert!(searches(&quick, 0).sweep);
+        assert!(!searches(&quick, 0).capacity);
+        // AND it does when given steps, or the search by name
+        quick.capacity_steps = Some(vec![400, 800]);
+        assert!(searches(&quick, 0).capacity);
+        let mut named = options(Mode::Quick, TargetKind::Local, &["conduit-capacity"]);
+        named.capacity = true;
+        assert!(searches(&named, 0).capacity);
     }
 
     fn runs(opts: &RunOptions) -> Vec<String> {

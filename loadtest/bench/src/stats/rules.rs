@@ -54,16 +54,16 @@ impl Gap {
         Some((half_width / distance).powi(2).max(1.0))
     }
 
-    /// `1.68x (95 % interval 1.55-1.80x)` or `+12.3 points (...)`.
+    /// `1.68x, 95 % interval 1.55-1.80x` or `+12.3 points, ...`.
     pub fn describe(&self) -> String {
         if self.none == 1.0 {
             format!(
-                "{:.2}x (95 % interval {:.2}-{:.2}x)",
+                "{:.2}x, 95 % interval {:.2}-{:.2}x",
                 self.point, self.lo, self.hi
             )
         } else {
             format!(
-                "{:+.1} points (95 % interval {:+.1} to {:+.1})",
+                "{:+.1} points, 95 % interval {:+.1} to {:+.1}",
                 self.point * 100.0,
                 self.lo * 100.0,
                 self.hi * 100.0
@@ -295,7 +295,7 @@ mod tests {
         assert!(gap.lo > 1.3 && gap.hi < 1.7, "{gap:?}");
         assert_eq!(
             gap.describe(),
-            format!("1.50x (95 % interval {:.2}-{:.2}x)", gap.lo, gap.hi)
+            format!("1.50x, 95 % interval {:.2}-{:.2}x", gap.lo, gap.hi)
         );
     }
 }

@@ -9,6 +9,7 @@ use super::findings::{
 };
 use super::names::{peak_users, MICRO_INVOKE, MICRO_QUEUE, MONOLITH};
 use crate::pass::Pass;
+use crate::plan::Mode;
 use crate::report::answers::{find, CONDUIT_QUESTION};
 use crate::results::{CapacityResult, Results, RunRecord};
 use crate::sla::users_broken;
@@ -22,6 +23,7 @@ const VARIANTS: [(&str, &str); 3] = [MONOLITH, MICRO_INVOKE, MICRO_QUEUE];
 struct Runs<'a> {
     steady: Vec<(&'static str, Option<&'a RunRecord>)>,
     capacity: Vec<(&'static str, Option<&'a CapacityResult>)>,
+    mode: Mode,
 }
 
 impl<'a> Runs<'a> {
@@ -86,6 +88,7 @@ impl<'a> Runs<'a> {
 /// The verdict, or `None` when the run has no Conduit record at all.
 pub fn verdict(results: &Results, pass: Pass) -> Option<QuestionVerdict> {
     let runs = Runs {
+        mode: results.mode,
         steady: VARIANTS
             .iter()
             .map(|(variant, name)| (*name, find(results, pass, STEADY, variant)))
@@ -217,9 +220,14 @@ fn overload_text(runs: &Runs, held: Option<&[Placed]>) -> String {
             .iter()
             .filter_map(|(name, r)| Some(format!("{name} {}", percent((*r)?.summary.error_rate))))
             .collect();
+        let why = if runs.mode == Mode::Quick {
+            "a quick run searches no capacity (its steps, up to 200 users, are held by every variant on two cores: \
+             it could only say tie); `--full` searches, or give `--capacity-steps`"
+        } else {
+            "the run has no capacity search of the three (`--no-capacity`)"
+        };
         return format!(
-            "Not measured: the run has no capacity search of the three (`--no-capacity`), so no users held at the SLA \
-             ({SLA}); at {} the failed shares were {}.",
+            "Not measured: {why}, so no users held at the SLA ({SLA}); at {} the failed shares were {}.",
             runs.load(),
             if steady.is_empty() { "not measured either".into() } else { steady.join(", ") }
         );

@@ -34,6 +34,26 @@ fn the_monolith_wins_every_aspect_of_the_test_run() {
 }
 
 #[test]
+fn a_quick_run_says_why_it_searched_no_capacity() {
+    // GIVEN a quick run, which searches no capacity unless asked
+    let mut results = testdata::results();
+    results.capacity.clear();
+    // WHEN judged
+    let v = verdict(&results, ApiKind::Http.into()).unwrap();
+    // THEN overload is not measured, saying how to measure it
+    assert_eq!(v.winners[1], (Aspect::Overload, Call::NotMeasured));
+    let overload = text(&v, Aspect::Overload);
+    assert!(
+        overload.starts_with("Not measured: a quick run searches no capacity"),
+        "{overload}"
+    );
+    assert!(
+        overload.contains("`--full` searches, or give `--capacity-steps`"),
+        "{overload}"
+    );
+}
+
+#[test]
 fn a_capacity_search_whose_top_step_held_is_said_to_be_a_floor() {
     // GIVEN a run whose monolith held every step it was given
     let mut results = testdata::results();
@@ -57,8 +77,9 @@ fn a_capacity_search_whose_top_step_held_is_said_to_be_a_floor() {
 
 #[test]
 fn without_a_capacity_search_users_held_are_said_not_measured() {
-    // GIVEN a run with --no-capacity
+    // GIVEN a full run with --no-capacity
     let mut results = testdata::results();
+    results.mode = crate::plan::Mode::Full;
     results.capacity.clear();
     // WHEN judged
     let v = verdict(&results, ApiKind::Http.into()).unwrap();

@@ -27,6 +27,7 @@ fn the_figures_table_has_a_row_per_architecture() {
 #[test]
 fn html_is_a_box_per_question_with_code_spans_and_nothing_unescaped() {
     let mut results = testdata::results();
+    results.mode = crate::plan::Mode::Full;
     results.capacity.clear();
     let html = html(&verdict(&results));
     assert!(html.starts_with("<section class=\"verdict\"><h2>Verdict</h2>"));
