@@ -247,7 +247,7 @@ fn scenario_and_variant(scenario: &str, variant: &str) -> anyhow::Result<(Scenar
 fn load(spec: ScenarioSpec, mode: Mode) -> (ScenarioSpec, LoadShape) {
     match spec.experiment {
         Experiment::Orders => {
-            let shape = spec.shape.scaled(mode);
+            let shape = plan::scenario_shape(&spec, mode);
             (spec, shape)
         }
         Experiment::Conduit => {
