@@ -191,6 +191,24 @@ pub fn conduit_shape(spec: &ScenarioSpec, mode: Mode) -> LoadShape {
     }
 }
 
+/// Where a run's percentiles start: a Conduit run's hold, after the ramp
+/// in which every user logs in once (Argon2id, tens of ms of CPU at
+/// 128 MB): 100 logins in a 40-s quick run are 15 % of its requests and
+/// would be its p95, against 1 % of a full run's. Orders runs: the whole run.
+pub fn latency_from_ms(spec: &ScenarioSpec, shape: &LoadShape) -> Option<u64> {
+    let ramp = shape.steps.first()?;
+    (spec.think_time_s.is_some() && shape.steps.len() > 1).then_some(ramp.seconds * 1000)
+}
+
+/// The users of the steady Conduit mix: the full run's 100 in quick too (no
+/// capacity search there to start from), so both measure the same load.
+pub fn steady_users(mode: Mode) -> u64 {
+    match mode {
+        Mode::Smoke => capacity_steps(Mode::Smoke)[0],
+        Mode::Quick | Mode::Full => 100,
+    }
+}
+
 /// User counts tried by the Conduit capacity search, smallest first.
 pub fn capacity_steps(mode: Mode) -> Vec<u64> {
     match mode {
@@ -242,6 +260,21 @@ mod tests {
         assert_eq!(scenario_shape(&orders[2], Mode::Quick).seconds(), 12);
         // smoke shortens them all
         assert!(scenario_shape(&orders[0], Mode::Smoke).seconds() < 25);
+    }
+
+    #[test]
+    fn conduit_percentiles_start_after_the_ramp_and_orders_ones_at_once() {
+        let quick = conduit_shape(&conduit_scenario(100), Mode::Quick);
+        assert_eq!(
+            latency_from_ms(&conduit_scenario(100), &quick),
+            Some(10_000)
+        );
+        let baseline = &orders_scenarios()[0];
+        assert_eq!(latency_from_ms(baseline, &baseline.shape), None);
+        assert_eq!(
+            (steady_users(Mode::Quick), steady_users(Mode::Full)),
+            (100, 100)
+        );
     }
 
     #[test]

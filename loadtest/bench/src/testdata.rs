@@ -220,7 +220,7 @@ pub fn record_through(
             BTreeMap::new()
         },
         series: time_series(&s, 1000),
-        spread: crate::stats::spread(&s, 10.0, &format!("{}/{variant}/{api:?}", spec.name))
+        spread: crate::stats::spread(&s, 10.0, None, &format!("{}/{variant}/{api:?}", spec.name))
             .map(|sp| sp.with_cost(cost.usd_per_million_successful, summary.error_rate)),
         ledger: None,
         cpu: CpuAccount::new(

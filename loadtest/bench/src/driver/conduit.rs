@@ -40,9 +40,9 @@ pub(super) async fn conduit(ctx: &Bench, variant: &Variant, search: bool) -> Con
     runs
 }
 
-/// The mix at the capacity search's first step of users.
+/// The mix at its steady users (`plan::steady_users`).
 async fn steady_mix(ctx: &Bench, variant: &Variant) -> Result<RunRecord, Skipped> {
-    let mixed_users = plan::capacity_steps(ctx.opts.mode)[0];
+    let mixed_users = plan::steady_users(ctx.opts.mode);
     let spec = plan::conduit_scenario(mixed_users);
     let shape = plan::conduit_shape(&spec, ctx.opts.mode);
     let defaults = BTreeMap::new();

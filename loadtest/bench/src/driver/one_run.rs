@@ -96,7 +96,9 @@ pub(crate) async fn run_one(
         None => None,
     };
     let (started_at, load) = apply_load(ctx, spec, shape, variant, &name, &url).await?;
-    let summary = summarize(&load.samples, load.wall_s);
+    let latency_from_ms = crate::plan::latency_from_ms(spec, shape);
+    let summary =
+        summarize(&load.samples, load.wall_s).latencies_from(&load.samples, latency_from_ms);
     let metered = match (&cloud, before) {
         (Some(c), Some(before)) => meter(ctx, c, &before, variant, &load, &summary).await?,
         _ => Metered::default(),
@@ -107,10 +109,11 @@ pub(crate) async fn run_one(
     let cost = price(ctx, metered.usage.as_ref(), &summary)?;
     let cpu = cpu_account(metered.figures.as_ref(), &load, &summary);
     say_outcome(&name.label, &summary, &cpu);
-    let spread = crate::stats::spread(&load.samples, load.wall_s, &name.slug).map(|s| {
-        let usd = cost.as_ref().and_then(|c| c.usd_per_million_successful);
-        s.with_cost(usd, summary.error_rate)
-    });
+    let spread =
+        crate::stats::spread(&load.samples, load.wall_s, latency_from_ms, &name.slug).map(|s| {
+            let usd = cost.as_ref().and_then(|c| c.usd_per_million_successful);
+            s.with_cost(usd, summary.error_rate)
+        });
     let settings = settings(ctx, variant, overrides, metered.figures.as_ref(), url);
     Ok(Ok(RunRecord {
         kind,

@@ -38,12 +38,14 @@ pub struct Resampled {
 #[derive(Debug, Default, Clone)]
 struct Block {
     ok_latencies: Vec<f64>,
+    ok: usize,
     requests: usize,
 }
 
-/// [`RESAMPLES`] draws of the run's blocks, seeded by `seed`.
-pub fn resample(samples: &[Sample], block_ms: u64, seed: u64) -> Resampled {
-    let blocks = cut(samples, block_ms);
+/// [`RESAMPLES`] draws of the run's blocks, seeded by `seed`; percentiles
+/// of the successes completed from `latency_from_ms` on.
+pub fn resample(samples: &[Sample], block_ms: u64, latency_from_ms: u64, seed: u64) -> Resampled {
+    let blocks = cut(samples, block_ms, latency_from_ms);
     let n = blocks.len();
     let seconds = n as f64 * block_ms as f64 / 1000.0;
     let mut rng = SplitMix64(seed);
@@ -54,19 +56,20 @@ pub fn resample(samples: &[Sample], block_ms: u64, seed: u64) -> Resampled {
     let mut ok: Vec<f64> = Vec::new();
     for _ in 0..RESAMPLES {
         ok.clear();
-        let mut requests = 0;
+        let (mut requests, mut successes) = (0, 0);
         for _ in 0..n {
             let block = &blocks[rng.below(n)];
             ok.extend_from_slice(&block.ok_latencies);
             requests += block.requests;
+            successes += block.ok;
         }
         if let Some([p50, p95, p99]) = percentiles(&mut ok) {
             out.p50.push(p50 as f32);
             out.p95.push(p95 as f32);
             out.p99.push(p99 as f32);
         }
-        out.ok_per_s.push((ok.len() as f64 / seconds) as f32);
-        let failed = requests - ok.len();
+        out.ok_per_s.push((successes as f64 / seconds) as f32);
+        let failed = requests - successes;
         out.error_rate.push(if requests == 0 {
             0.0
         } else {
@@ -82,15 +85,19 @@ pub fn resample(samples: &[Sample], block_ms: u64, seed: u64) -> Resampled {
 }
 
 /// The run cut into blocks by completion time, empty ones included (a
-/// block where nothing finished is a block of nothing done).
-fn cut(samples: &[Sample], block_ms: u64) -> Vec<Block> {
+/// block where nothing finished is a block of nothing done); latencies are
+/// kept from `latency_from_ms` on, the counts of every request.
+fn cut(samples: &[Sample], block_ms: u64, latency_from_ms: u64) -> Vec<Block> {
     let last = samples.iter().map(|s| s.at_ms).max().unwrap_or(0);
     let mut blocks = vec![Block::default(); (last / block_ms + 1) as usize];
     for s in samples {
         let block = &mut blocks[(s.at_ms / block_ms) as usize];
         block.requests += 1;
         if s.ok {
-            block.ok_latencies.push(s.latency_ms);
+            block.ok += 1;
+            if s.at_ms >= latency_from_ms {
+                block.ok_latencies.push(s.latency_ms);
+            }
         }
     }
     blocks
@@ -170,11 +177,14 @@ mod tests {
             },
         ];
         // WHEN cut
-        let blocks = cut(&samples, 2000);
+        let blocks = cut(&samples, 2000, 0);
         // THEN the empty blocks between them are kept
         assert_eq!(blocks.len(), 4);
         assert_eq!((blocks[0].requests, blocks[0].ok_latencies.len()), (1, 1));
         assert_eq!((blocks[3].requests, blocks[3].ok_latencies.len()), (1, 0));
+        // AND latencies before the window's start are counted, not timed
+        let windowed = cut(&samples, 2000, 1000);
+        assert_eq!((windowed[0].ok, windowed[0].ok_latencies.len()), (1, 0));
     }
 
     #[test]

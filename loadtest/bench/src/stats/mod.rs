@@ -71,15 +71,26 @@ pub struct Spread {
     pub usd_per_million_ok: Option<Replicates>,
 }
 
-/// The spread of a run's samples over `wall_s` seconds; `seed_key` names the
-/// record so that each record's resamples are reproducible and independent
-/// of another record's.
-pub fn spread(samples: &[Sample], wall_s: f64, seed_key: &str) -> Option<Spread> {
+/// The spread of a run's samples over `wall_s` seconds, its percentiles of
+/// the successes completed from `latency_from_ms` on (as the run's summary,
+/// `recorder::Summary::latencies_from`); `seed_key` names the record so that
+/// each record's resamples are reproducible and independent of another's.
+pub fn spread(
+    samples: &[Sample],
+    wall_s: f64,
+    latency_from_ms: Option<u64>,
+    seed_key: &str,
+) -> Option<Spread> {
     if samples.is_empty() {
         return None;
     }
     let block_ms = block_ms_for(wall_s);
-    let r = resample(samples, block_ms, seed(seed_key));
+    let r = resample(
+        samples,
+        block_ms,
+        latency_from_ms.unwrap_or(0),
+        seed(seed_key),
+    );
     let requests = samples.len() as u64;
     let failures = samples.iter().filter(|s| !s.ok).count() as u64;
     let mut error_rate = Replicates::of(r.error_rate)?;

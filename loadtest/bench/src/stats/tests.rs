@@ -30,8 +30,8 @@ fn the_same_functions_under_two_names_are_a_tie() {
     // names (so resampled with two seeds), shifted in time by 3 s
     let a = run(60, 50, wandering, 0);
     let b = run(60, 50, |i| wandering(i + 150), 0);
-    let sa = spread(&a, 60.0, "conduit-mixed/conduit-monolith").unwrap();
-    let sb = spread(&b, 60.0, "conduit-mixed/conduit-micro-invoke").unwrap();
+    let sa = spread(&a, 60.0, None, "conduit-mixed/conduit-monolith").unwrap();
+    let sb = spread(&b, 60.0, None, "conduit-mixed/conduit-micro-invoke").unwrap();
     // WHEN their p95s are compared
     let (pa, pb) = (sa.p95_ms.as_ref().unwrap(), sb.p95_ms.as_ref().unwrap());
     let (best, other) = if pa.lo <= pb.lo { (pa, pb) } else { (pb, pa) };
@@ -51,8 +51,8 @@ fn a_real_gap_is_beyond_the_noise() {
     // GIVEN the same wandering load, one 40 % slower throughout
     let a = run(60, 50, wandering, 0);
     let b = run(60, 50, |i| wandering(i) * 1.4, 0);
-    let sa = spread(&a, 60.0, "a").unwrap();
-    let sb = spread(&b, 60.0, "b").unwrap();
+    let sa = spread(&a, 60.0, None, "a").unwrap();
+    let sb = spread(&b, 60.0, None, "b").unwrap();
     let (pa, pb) = (sa.p95_ms.unwrap(), sb.p95_ms.unwrap());
     // WHEN compared
     let gap = ratio_gap(Better::Lower, (50.0, &pa), (70.0, &pb)).unwrap();
@@ -66,8 +66,8 @@ fn intervals_hold_the_point_figure_and_are_reproducible() {
     let samples = run(40, 40, wandering, 100);
     let summary = crate::recorder::summarize(&samples, 40.0);
     // WHEN its spread is taken twice under one name
-    let s = spread(&samples, 40.0, "x").unwrap();
-    assert_eq!(Some(&s), spread(&samples, 40.0, "x").as_ref());
+    let s = spread(&samples, 40.0, None, "x").unwrap();
+    assert_eq!(Some(&s), spread(&samples, 40.0, None, "x").as_ref());
     // THEN every interval holds the run's own figure
     let p95 = s.p95_ms.as_ref().unwrap();
     assert!(p95.lo <= summary.p95_ms.unwrap() && summary.p95_ms.unwrap() <= p95.hi);
@@ -90,7 +90,7 @@ fn intervals_hold_the_point_figure_and_are_reproducible() {
 #[test]
 fn a_run_without_failures_still_has_a_failure_interval() {
     // GIVEN 400 requests, none failed
-    let s = spread(&run(10, 40, |_| 5.0, 0), 10.0, "x").unwrap();
+    let s = spread(&run(10, 40, |_| 5.0, 0), 10.0, None, "x").unwrap();
     // THEN the bootstrap's zero width is widened by Wilson's: up to ~0.95 %
     assert_eq!(s.error_rate.lo, 0.0);
     assert!((s.error_rate.hi - wilson(0, 400).1).abs() < 1e-12);
@@ -115,14 +115,14 @@ fn wilson_matches_its_textbook_values() {
 fn cost_per_ok_request_follows_the_successful_share() {
     // GIVEN a run with 10 % failures at $4.00 per million ok
     let samples = run(40, 40, |_| 5.0, 10);
-    let s = spread(&samples, 40.0, "x")
+    let s = spread(&samples, 40.0, None, "x")
         .unwrap()
         .with_cost(Some(4.0), 0.1);
     let cost = s.usd_per_million_ok.unwrap();
     // THEN its interval holds $4.00 and moves with the failed share
     assert!(cost.lo <= 4.0 && 4.0 <= cost.hi);
     // AND no success leaves no cost interval
-    let none = spread(&run(5, 10, |_| 1.0, 1), 5.0, "y")
+    let none = spread(&run(5, 10, |_| 1.0, 1), 5.0, None, "y")
         .unwrap()
         .with_cost(None, 1.0);
     assert_eq!(none.usd_per_million_ok, None);

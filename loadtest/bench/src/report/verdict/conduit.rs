@@ -194,15 +194,19 @@ fn latency_text(runs: &Runs, ranked: Option<&[Placed]>) -> String {
         runs.spread_of(&best.name, |s| s.p95_ms.as_ref()),
         duration,
     );
+    let hold = runs
+        .steady(&best.name)
+        .and_then(|r| r.summary.latency_from_s)
+        .map_or_else(String::new, |s| format!(", after its {s:.0}-s ramp"));
     match Call::of(Some(ranked)) {
         Call::Winner(_) => format!(
-            "At {} ({STEADY}) the {} wins: p95 {p95}; {}.",
+            "At {} ({STEADY}{hold}) the {} wins: p95 {p95}; {}.",
             runs.load(),
             best.name,
             others(ranked, duration, "as slow")
         ),
         tie => format!(
-            "At {} ({STEADY}) {}: the {} p95 {p95}; {}.{}",
+            "At {} ({STEADY}{hold}) {}: the {} p95 {p95}; {}.{}",
             runs.load(),
             tie_words(&tie),
             best.name,

@@ -166,6 +166,8 @@ pub fn to_decide(ranked: &[Placed]) -> String {
             Some(most.map_or(g, |m| m.max(g)))
         });
     match growth {
+        // Past this, no run a user would make decides it: say they measure alike.
+        Some(g) if g > 100.0 => " They measure alike: no run a hundred times as long would part them.".into(),
         Some(g) => format!(
             " To decide it, about {:.0}x the measurement if the gap holds (the interval narrows with the square              root of the time measured: a longer run, `--full`, or more users).",
             g.ceil().max(2.0)
