@@ -88,6 +88,20 @@ impl Tree {
 
 impl Projection {
     pub fn apply(&self, item: &Item) -> Item {
+        // Top-level names only (the common case): copy those attributes, with
+        // no partial trees to build and pack.
+        if self.paths.iter().all(|p| p.0.len() == 1) {
+            return self
+                .paths
+                .iter()
+                .filter_map(|path| match path.0.first() {
+                    Some(PathElement::Attribute(name)) => item
+                        .get_key_value(name)
+                        .map(|(k, v)| (k.clone(), v.clone())),
+                    _ => None,
+                })
+                .collect();
+        }
         let mut top: BTreeMap<String, Tree> = BTreeMap::new();
         for path in &self.paths {
             let Some((PathElement::Attribute(name), rest)) = path.0.split_first() else {
