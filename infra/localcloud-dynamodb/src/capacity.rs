@@ -104,6 +104,10 @@ impl Consumed {
 
     /// The `ConsumedCapacity` member for `mode` (TOTAL or INDEXES), or `None`.
     pub fn to_json(&self, def: &TableDef, mode: ReturnCapacity) -> Option<Value> {
+        // Most calls ask for none: nothing to build.
+        if mode == ReturnCapacity::None {
+            return None;
+        }
         let mut out = json!({"TableName": def.name});
         if let (Value::Object(out), Value::Object(units)) =
             (&mut out, self.units_json(self.total(), true))

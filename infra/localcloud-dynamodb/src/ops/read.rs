@@ -14,7 +14,7 @@ use crate::codec::{decode, encode};
 use crate::error::{validation, DdbResult};
 use crate::key::{KeyPart, KeySchema, PrimaryKey};
 use crate::ops::common::{expression_context, reject_legacy, Names, OutItem, Values};
-use crate::ops::walk::{index_keys, table_keys, Start, Walk};
+use crate::ops::walk::{index_keys, table_entries, Start, Walk};
 use crate::registry::DynamoDb;
 use crate::schema::{IndexDef, Projection as IndexProjection, TableDef};
 use crate::table::{project, Table, TableState};
@@ -373,6 +373,13 @@ struct Page {
     last_key: Option<Item>,
 }
 
+impl Page {
+    /// Limit items read, or 1 MB.
+    fn is_full(&self, limit: usize) -> bool {
+        self.scanned == limit || self.scanned_bytes >= PAGE_BYTES
+    }
+}
+
 impl Plan<'_> {
     fn run(
         &self,
@@ -388,42 +395,43 @@ impl Plan<'_> {
             scanned_bytes: 0,
             last_key: None,
         };
-        let keys: Box<dyn Iterator<Item = PrimaryKey> + '_> = match self.index {
-            None => table_keys(state, walk, start.map(|s| s.table)),
-            Some((i, _)) => index_keys(state, i, walk, start),
-        };
-        for key in keys {
-            if page.scanned == self.limit || page.scanned_bytes >= PAGE_BYTES {
-                break;
-            }
-            let Some(stored) = state.get(&key) else {
-                continue;
-            };
-            let item = match self.index {
-                Some((_, ix)) if self.index_projects => {
-                    OutItem::Owned(project(self.def, ix, &stored.item))
-                }
-                _ => OutItem::Shared(stored.item.clone()),
-            };
-            page.scanned += 1;
-            page.scanned_bytes += match &item {
-                OutItem::Shared(_) => stored.size,
-                OutItem::Owned(i) => item_size(i),
-            };
-            if let Some(filter) = &self.filter {
-                if !filter.evaluate(item.get())? {
-                    self.remember(&mut page, table, state, &key);
-                    continue;
+        match self.index {
+            None => {
+                for (hash, range, stored) in table_entries(state, walk, start.map(|s| s.table)) {
+                    if page.is_full(self.limit) {
+                        break;
+                    }
+                    self.visit(&mut page, OutItem::Shared(stored.item.clone()), stored.size)?;
+                    if page.is_full(self.limit) {
+                        let key = PrimaryKey {
+                            hash: hash.clone(),
+                            range: range.clone(),
+                        };
+                        page.last_key = Some(self.key_of(table, state, &key));
+                    }
                 }
             }
-            page.count += 1;
-            if !self.count_only {
-                page.items.push(match &self.projection {
-                    Some(p) => OutItem::Owned(p.apply(item.get())),
-                    None => item,
-                });
+            Some((i, ix)) => {
+                for key in index_keys(state, i, walk, start) {
+                    if page.is_full(self.limit) {
+                        break;
+                    }
+                    let Some(stored) = state.get(&key) else {
+                        continue;
+                    };
+                    let (item, size) = if self.index_projects {
+                        let item = project(self.def, ix, &stored.item);
+                        let size = item_size(&item);
+                        (OutItem::Owned(item), size)
+                    } else {
+                        (OutItem::Shared(stored.item.clone()), stored.size)
+                    };
+                    self.visit(&mut page, item, size)?;
+                    if page.is_full(self.limit) {
+                        page.last_key = Some(self.key_of(table, state, &key));
+                    }
+                }
             }
-            self.remember(&mut page, table, state, &key);
         }
         // Like AWS, a page that stopped at Limit or 1 MB names its last item
         // without looking ahead, so the last page may come back empty.
@@ -433,10 +441,24 @@ impl Plan<'_> {
         Ok(page)
     }
 
-    fn remember(&self, page: &mut Page, table: &Table, state: &TableState, key: &PrimaryKey) {
-        if page.scanned == self.limit || page.scanned_bytes >= PAGE_BYTES {
-            page.last_key = Some(self.key_of(table, state, key));
+    /// Counts one item read (`size` bytes), and keeps it if it passes the
+    /// filter, projected.
+    fn visit(&self, page: &mut Page, item: OutItem, size: usize) -> DdbResult<()> {
+        page.scanned += 1;
+        page.scanned_bytes += size;
+        if let Some(filter) = &self.filter {
+            if !filter.evaluate(item.get())? {
+                return Ok(());
+            }
         }
+        page.count += 1;
+        if !self.count_only {
+            page.items.push(match &self.projection {
+                Some(p) => OutItem::Owned(p.apply(item.get())),
+                None => item,
+            });
+        }
+        Ok(())
     }
 
     /// LastEvaluatedKey for an item: table key, plus index key on an index.

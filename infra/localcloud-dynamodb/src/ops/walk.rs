@@ -7,7 +7,7 @@ use std::ops::Bound;
 use dynamodb_lang::RangeCondition;
 
 use crate::key::{segment_hash, KeyPart, PrimaryKey};
-use crate::table::{IndexGroup, TableState};
+use crate::table::{IndexGroup, StoredItem, TableState};
 
 /// What to visit: one partition of a Query, or every partition of a (segment
 /// of a) Scan.
@@ -86,18 +86,23 @@ fn range_matches(range: &Option<RangeCondition>, value: Option<&KeyPart>) -> boo
     }
 }
 
-pub fn table_keys<'a>(
+/// One item of a table walk: its hash key, its sort key and the item.
+pub type TableEntry<'a> = (&'a KeyPart, &'a Option<KeyPart>, &'a StoredItem);
+
+/// The items a walk of the table visits, in order, with their keys: no key
+/// is copied nor looked up again.
+pub fn table_entries<'a>(
     state: &'a TableState,
     walk: &'a Walk,
     start: Option<PrimaryKey>,
-) -> Box<dyn Iterator<Item = PrimaryKey> + 'a> {
+) -> Box<dyn Iterator<Item = TableEntry<'a>> + 'a> {
     match walk {
         Walk::Query {
             hash,
             range,
             forward,
         } => {
-            let Some(partition) = state.partitions.get(hash) else {
+            let Some((hash, partition)) = state.partitions.get_key_value(hash) else {
                 return Box::new(std::iter::empty());
             };
             let (mut lower, mut upper) = condition_bounds(range);
@@ -111,8 +116,8 @@ pub fn table_keys<'a>(
             if is_empty(&lower, &upper) {
                 return Box::new(std::iter::empty());
             }
-            let entries = partition.range((lower, upper)).map(|(r, _)| r);
-            let entries: Box<dyn Iterator<Item = &Option<KeyPart>>> = if *forward {
+            let entries = partition.range((lower, upper));
+            let entries: Box<dyn Iterator<Item = (&Option<KeyPart>, &StoredItem)>> = if *forward {
                 Box::new(entries)
             } else {
                 Box::new(entries.rev())
@@ -120,12 +125,9 @@ pub fn table_keys<'a>(
             // Every range condition selects one contiguous run of sort keys.
             Box::new(
                 entries
-                    .skip_while(move |r| !range_matches(range, r.as_ref()))
-                    .take_while(move |r| range_matches(range, r.as_ref()))
-                    .map(move |r| PrimaryKey {
-                        hash: hash.clone(),
-                        range: r.clone(),
-                    }),
+                    .skip_while(move |(r, _)| !range_matches(range, r.as_ref()))
+                    .take_while(move |(r, _)| range_matches(range, r.as_ref()))
+                    .map(move |(r, stored)| (hash, r, stored)),
             )
         }
         Walk::Scan { segment } => {
@@ -139,13 +141,12 @@ pub fn table_keys<'a>(
                     .partitions
                     .range((from, Bound::Unbounded))
                     .filter(move |(h, _)| in_segment(h, segment))
-                    .flat_map(|(h, items)| {
-                        items.keys().map(move |r| PrimaryKey {
-                            hash: h.clone(),
-                            range: r.clone(),
-                        })
-                    })
-                    .filter(move |k| start.as_ref().is_none_or(|s| k > s)),
+                    .flat_map(|(h, items)| items.iter().map(move |(r, stored)| (h, r, stored)))
+                    .filter(move |(h, r, _)| {
+                        start
+                            .as_ref()
+                            .is_none_or(|s| (*h, *r) > (&s.hash, &s.range))
+                    }),
             )
         }
     }
