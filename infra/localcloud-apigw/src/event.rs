@@ -75,13 +75,15 @@ fn headers(request: &HttpRequest, ctx: &EventContext<'_>) -> Map<String, Value> 
         if name == http::header::COOKIE {
             continue;
         }
-        let joined = request
-            .headers()
-            .get_all(name)
-            .iter()
+        let mut values = request.headers().get_all(name).iter();
+        let mut joined = values
+            .next()
             .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
-            .collect::<Vec<_>>()
-            .join(",");
+            .unwrap_or_default();
+        for value in values {
+            joined.push(',');
+            joined.push_str(&String::from_utf8_lossy(value.as_bytes()));
+        }
         out.insert(name.as_str().to_string(), json!(joined));
     }
     let forwarded_for = match out.get("x-forwarded-for").and_then(Value::as_str) {
@@ -175,9 +177,13 @@ fn body(request: &HttpRequest) -> (Option<String>, bool) {
 
 /// `Root=1-<epoch seconds, hex>-<96 random bits, hex>`, the X-Ray format.
 fn trace_id(now: DateTime<Utc>) -> String {
+    use std::fmt::Write;
     let random: [u8; 12] = rand::random();
-    let hex: String = random.iter().map(|b| format!("{b:02x}")).collect();
-    format!("Root=1-{:08x}-{hex}", now.timestamp())
+    let mut id = format!("Root=1-{:08x}-", now.timestamp());
+    for b in random {
+        let _ = write!(id, "{b:02x}");
+    }
+    id
 }
 
 /// Request ids as HTTP APIs print them: 16 characters of base64, e.g.

@@ -30,7 +30,7 @@ pub enum MalformedResponse {
 pub fn map_response(payload: &[u8]) -> Result<HttpResponse, MalformedResponse> {
     let value: Value = serde_json::from_slice(payload).map_err(|_| MalformedResponse::NotJson)?;
     match value {
-        Value::Object(ref fields) if fields.contains_key("statusCode") => full_response(fields),
+        Value::Object(fields) if fields.contains_key("statusCode") => full_response(fields),
         Value::String(text) => Ok(simple_response(Bytes::from(text))),
         _ => Ok(simple_response(Bytes::copy_from_slice(payload))),
     }
@@ -45,12 +45,13 @@ fn simple_response(body: Bytes) -> HttpResponse {
 }
 
 fn full_response(
-    fields: &serde_json::Map<String, Value>,
+    mut fields: serde_json::Map<String, Value>,
 ) -> Result<HttpResponse, MalformedResponse> {
     let status = status_code(&fields["statusCode"]).ok_or(MalformedResponse::StatusCode)?;
-    let body = match fields.get("body") {
+    // Taken, not copied: the body is most of the payload.
+    let body = match fields.remove("body") {
         None | Some(Value::Null) => String::new(),
-        Some(Value::String(body)) => body.clone(),
+        Some(Value::String(body)) => body,
         Some(_) => return Err(MalformedResponse::Body),
     };
     let body = if fields.get("isBase64Encoded").and_then(Value::as_bool) == Some(true) {
