@@ -61,9 +61,13 @@ impl FunctionLog {
                 .fetch_add(event_bytes(line), Ordering::Relaxed);
         }
         if let Some(file) = &self.file {
-            let mut file = file.lock();
+            // One write per call: `writeln!` on a file issues one system call
+            // per formatted piece (the text, then the newline).
+            let mut bytes = Vec::with_capacity(text.len() + 1);
+            bytes.extend_from_slice(text.as_bytes());
+            bytes.push(b'\n');
             // A full disk must not fail an invocation; the line is lost.
-            let _ = writeln!(file, "{text}");
+            let _ = file.lock().write_all(&bytes);
         }
     }
 
