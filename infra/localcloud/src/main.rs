@@ -52,6 +52,14 @@ enum Command {
         /// `model`, that model always; `off`, unthrottled on this machine's cores.
         #[arg(long, default_value = "aws", env = "LOCALCLOUD_CPU_SHARE")]
         cpu_share: localcloud_lambda::CpuShare,
+        /// Threads that run the emulator's requests. One (the default) keeps
+        /// the emulator quiet: on a machine it shares with the functions it
+        /// runs, a second worker costs more in waking and parking threads
+        /// than it gains (docs/benchmarks.md, "A quiet emulator"); it cannot
+        /// use more than one core then.
+        #[arg(long, default_value_t = DEFAULT_WORKER_THREADS, env = "LOCALCLOUD_WORKER_THREADS",
+              value_parser = clap::value_parser!(u16).range(1..))]
+        worker_threads: u16,
         #[command(flatten)]
         app: AppArgs,
     },
@@ -159,8 +167,10 @@ impl AppArgs {
     }
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+/// See `serve --worker-threads`.
+const DEFAULT_WORKER_THREADS: u16 = 1;
+
+fn main() -> anyhow::Result<()> {
     let started = Instant::now();
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -169,13 +179,28 @@ async fn main() -> anyhow::Result<()> {
         )
         .with_target(false)
         .init();
-    match Cli::parse().command {
+    let cli = Cli::parse();
+    let workers = match &cli.command {
+        Command::Serve { worker_threads, .. } => usize::from(*worker_threads),
+        _ => 1,
+    };
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?
+        .block_on(run(cli, started))
+}
+
+async fn run(cli: Cli, started: Instant) -> anyhow::Result<()> {
+    match cli.command {
         Command::Serve {
             bind,
             state_file,
             latency_profile,
             state_dir,
             cpu_share,
+            worker_threads: _,
             app,
         } => {
             let data = DataArgs {
