@@ -84,20 +84,27 @@ fn answers_first(body: &mut String, results: &Results) {
     );
 }
 
-/// The monthly bills at the standard rates, per question (`report::monthly`).
+/// The monthly bills per question (`report::monthly`): the chart, where the
+/// bills cross folded away under it, the table at the standard rates.
 fn monthly_bills(body: &mut String, results: &Results) {
     let Some(view) = super::monthly::monthly(results) else {
         return;
     };
     for section in &view.sections {
         let _ = write!(body, "<h3>{}</h3>", escape(&section.title));
-        body.push_str(&table_html(&section.table));
+        body.push_str(&section.chart.svg(super::monthly_chart::TITLE));
         let items: String = section
             .break_even
             .iter()
             .map(|s| format!("<li>{}</li>", escape(s)))
             .collect();
-        let _ = write!(body, "<ul>{items}</ul>");
+        let _ = write!(
+            body,
+            "<details class=\"note\"><summary>Where the bills cross: {} comparisons, {} crossings marked</summary><ul>{items}</ul></details>",
+            section.break_even.len(),
+            section.chart.crossings.len()
+        );
+        body.push_str(&table_html(&section.table));
     }
     let _ = write!(body, "<p class=\"note\">{}</p>", escape(&view.note));
 }
@@ -391,11 +398,15 @@ mod tests {
         let results = testdata::results();
         // WHEN rendered
         let html = render(&results);
-        // THEN each variant is there, with 2 charts per record plus the cost chart
+        // THEN each variant is there, with 2 charts per record plus the cost
+        // chart and a monthly bill chart per question (orders, Conduit)
         for variant in results.variants() {
             assert!(html.contains(&variant), "{variant} missing");
         }
-        assert_eq!(html.matches("<svg").count(), 2 * results.records.len() + 1);
+        assert_eq!(
+            html.matches("<svg").count(),
+            2 * results.records.len() + 1 + 2
+        );
         assert!(html.contains("Cost per million successful requests, by line"));
         assert!(html.contains("orders-largepayload / orders-queue: not selected"));
     }
@@ -485,5 +496,24 @@ mod tests {
         assert!(!html.contains("<script"));
         assert!(!html.contains("src=\"http") && !html.contains("url(http"));
         assert!(!html.contains("<link"));
+    }
+
+    #[test]
+    fn the_monthly_bill_is_a_chart_per_question_with_the_crossings_folded_under_it() {
+        // GIVEN the sample run (orders and Conduit)
+        let html = render(&testdata::results());
+        // THEN each question's heading is followed by its chart, the list of
+        // crossings folded away, then the table
+        let headings: Vec<usize> = html
+            .match_indices("<h3>Monthly bill by request rate")
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(headings.len(), 2);
+        for start in headings {
+            let after = |text: &str| start + html[start..].find(text).unwrap();
+            assert!(after("<svg") < after("<details"));
+            assert!(after("<details") < after("<summary>Where the bills cross"));
+            assert!(after("</details>") < after("<table>"));
+        }
     }
 }

@@ -173,7 +173,8 @@ fn answers_first(results: &Results) -> String {
     md
 }
 
-/// The monthly bills at the standard rates, per question (`report::monthly`).
+/// The monthly bills per question (`report::monthly`): the tables, then
+/// where the bills cross (the chart is report.html's: Markdown draws none).
 fn monthly_bills(results: &Results) -> String {
     let Some(view) = super::monthly::monthly(results) else {
         return String::new();
@@ -181,6 +182,14 @@ fn monthly_bills(results: &Results) -> String {
     let mut md = String::new();
     for section in &view.sections {
         let _ = writeln!(md, "### {}\n\n{}", section.title, table_md(&section.table));
+    }
+    if !view.sections.is_empty() {
+        md.push_str(
+            "report.html draws these bills against the request rate, with where they cross.\n\n",
+        );
+    }
+    for section in view.sections.iter().filter(|s| !s.break_even.is_empty()) {
+        let _ = writeln!(md, "Where the bills cross, {}:\n", section.question);
         for sentence in &section.break_even {
             let _ = writeln!(md, "- {sentence}");
         }
@@ -414,5 +423,17 @@ mod tests {
         let mut results = testdata::results();
         results.records[0].cpu.load_generator_saturated = true;
         assert!(summary(&results).contains("SATURATED"));
+    }
+
+    #[test]
+    fn the_monthly_tables_come_first_then_where_the_bills_cross() {
+        // GIVEN the sample run (orders and Conduit)
+        let md = summary(&testdata::results());
+        // THEN both tables, the pointer to the chart, then the crossings
+        let conduit_table = position(&md, "### Monthly bill by request rate: Conduit");
+        let chart = position(&md, "report.html draws these bills");
+        let orders = position(&md, "Where the bills cross, orders scenarios:");
+        assert!(conduit_table < chart && chart < orders);
+        assert!(orders < position(&md, "Where the bills cross, Conduit:"));
     }
 }

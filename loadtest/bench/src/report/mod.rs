@@ -8,6 +8,7 @@ pub mod html;
 pub mod ledger;
 pub mod markdown;
 pub mod monthly;
+pub mod monthly_chart;
 pub mod readme;
 pub mod run_row;
 pub mod stacked;

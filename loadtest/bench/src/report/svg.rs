@@ -117,6 +117,59 @@ pub fn nice_max(v: f64) -> f64 {
         .unwrap_or(10.0 * magnitude)
 }
 
+/// A log axis: the whole decades `10^lo..=10^hi` onto the pixels `from..to`
+/// (`to` under `from` for a y axis, pixels growing downwards).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LogScale {
+    lo: i32,
+    hi: i32,
+    from: f64,
+    to: f64,
+}
+
+impl LogScale {
+    /// The whole decades around `min..=max`, at least one; 1 to 10 when
+    /// there is no positive value to show.
+    pub fn around(min: f64, max: f64, from: f64, to: f64) -> Self {
+        let (min, max) = if min > 0.0 && max >= min && max.is_finite() {
+            (min, max)
+        } else {
+            (1.0, 10.0)
+        };
+        let lo = min.log10().floor() as i32;
+        let hi = (max.log10().ceil() as i32).max(lo + 1);
+        Self { lo, hi, from, to }
+    }
+
+    /// The pixel of `v` (positive).
+    pub fn at(&self, v: f64) -> f64 {
+        let t = (v.log10() - f64::from(self.lo)) / f64::from(self.hi - self.lo);
+        self.from + t * (self.to - self.from)
+    }
+
+    /// Whether `v` lies on the axis (a hair's breadth outside counts).
+    pub fn holds(&self, v: f64) -> bool {
+        let (low, high) = (10f64.powi(self.lo), 10f64.powi(self.hi));
+        v >= low * (1.0 - 1e-9) && v <= high * (1.0 + 1e-9)
+    }
+
+    /// Each power of ten from the first to the last: the ticks.
+    pub fn decades(&self) -> Vec<f64> {
+        (self.lo..=self.hi).map(|e| 10f64.powi(e)).collect()
+    }
+
+    /// 2 to 9 times each decade but the last: the light grid lines that
+    /// make the scale read as logarithmic.
+    pub fn minor(&self) -> Vec<f64> {
+        let decades = self.decades();
+        let below_last = &decades[..decades.len() - 1];
+        below_last
+            .iter()
+            .flat_map(|d| (2..10).map(move |m| d * f64::from(m)))
+            .collect()
+    }
+}
+
 pub fn format_value(v: f64) -> String {
     if v == 0.0 {
         "0".into()
@@ -146,6 +199,32 @@ mod tests {
         assert_eq!(nice_max(3.2), 5.0);
         assert_eq!(nice_max(510.0), 1000.0);
         assert_eq!(nice_max(200.0), 200.0);
+    }
+
+    #[test]
+    fn a_log_scale_ticks_at_whole_decades_evenly_spaced() {
+        // GIVEN values from 0.3 to 4,000 over pixels 0 to 500
+        let scale = LogScale::around(0.3, 4000.0, 0.0, 500.0);
+        // THEN the ticks are the decades around them, 0.1 to 10,000
+        assert_eq!(scale.decades(), [0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0]);
+        // AND each decade is a fifth of the width, whatever its value
+        for (i, decade) in scale.decades().iter().enumerate() {
+            assert!((scale.at(*decade) - 100.0 * i as f64).abs() < 1e-9);
+        }
+        // AND 2 to 9 times each decade lie between, 8 per decade
+        assert_eq!(scale.minor().len(), 8 * 5);
+        assert!((scale.at(20.0) - (200.0 + 100.0 * 2f64.log10())).abs() < 1e-9);
+        assert!(scale.holds(10000.0) && !scale.holds(10001.0));
+    }
+
+    #[test]
+    fn a_log_scale_of_one_value_or_none_still_spans_a_decade() {
+        let one = LogScale::around(5.0, 5.0, 0.0, 1.0);
+        assert_eq!(one.decades(), [1.0, 10.0]);
+        // no positive value: 1 to 10, no panic, no NaN
+        let none = LogScale::around(f64::INFINITY, 0.0, 300.0, 0.0);
+        assert_eq!(none.decades(), [1.0, 10.0]);
+        assert_eq!(none.at(10.0), 0.0);
     }
 
     #[test]
