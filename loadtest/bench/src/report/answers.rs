@@ -4,6 +4,7 @@
 
 use costmodel::bill::BILL_HEADINGS;
 
+use super::run_row::{bracketed, Intervals};
 use super::verdict::findings::line_per_million_ok;
 use super::{ms, per_request, title};
 use crate::apis::ApiKind;
@@ -192,16 +193,23 @@ fn orders_table(results: &Results, runs: &[Option<&RunRecord>]) -> Table {
     }));
     let mut rows = vec![
         row("ok requests/s", runs, |r| {
-            format!("{:.1}", r.summary.successful_rps)
-        }),
-        row("failed requests", runs, |r| {
-            format!(
-                "{} ({:.1} %)",
-                r.summary.failures,
-                r.summary.error_rate * 100.0
+            bracketed(
+                format!("{:.1}", r.summary.successful_rps),
+                intervals(r).successful_rps,
+                |v| format!("{v:.1}"),
             )
         }),
-        row("p95 ms (successful)", runs, |r| ms(r.summary.p95_ms)),
+        row("failed requests", runs, |r| {
+            let share = bracketed(
+                format!("{:.1} %", r.summary.error_rate * 100.0),
+                intervals(r)
+                    .error_rate
+                    .map(|(lo, hi)| (lo * 100.0, hi * 100.0)),
+                |v| format!("{v:.1}"),
+            );
+            format!("{} ({share})", r.summary.failures)
+        }),
+        p95_row(runs),
     ];
     rows.extend(cost_rows(results, runs));
     Table { headers, rows }
@@ -238,7 +246,7 @@ fn conduit_table(results: &Results, pass: Pass, runs: &[Option<&RunRecord>]) -> 
         row("function CPU ms per request excl. Argon2id", runs, |r| {
             per_request(r.cpu.functions_ms_per_request_excluding_argon2)
         }),
-        row("p95 ms (successful)", runs, |r| ms(r.summary.p95_ms)),
+        p95_row(runs),
     ];
     let mut users = vec!["users held (p95 < 500 ms, p99 < 1 s, errors < 1 %)".to_string()];
     users.extend(CONDUIT_VARIANTS.iter().map(|v| held(v)));
@@ -255,7 +263,13 @@ fn cost_rows(results: &Results, runs: &[Option<&RunRecord>]) -> Vec<Vec<String>>
         row(
             &format!("$ per M ok ({measured}, as measured)"),
             runs,
-            |r| dollars(r.cost.as_ref().and_then(|c| c.usd_per_million_successful)),
+            |r| {
+                bracketed(
+                    dollars(r.cost.as_ref().and_then(|c| c.usd_per_million_successful)),
+                    intervals(r).usd_per_million_ok,
+                    |v| format!("{v:.2}"),
+                )
+            },
         ),
         row(&format!("$ per M ok ({other}, estimate)"), runs, |r| {
             dollars(
@@ -266,6 +280,20 @@ fn cost_rows(results: &Results, runs: &[Option<&RunRecord>]) -> Vec<Vec<String>>
             )
         }),
     ]
+}
+
+/// p95 of successful requests with its 95 % interval.
+fn p95_row(runs: &[Option<&RunRecord>]) -> Vec<String> {
+    row("p95 ms (successful) [95 % interval]", runs, |r| {
+        bracketed(ms(r.summary.p95_ms), intervals(r).p95_ms, |v| {
+            format!("{v:.0}")
+        })
+    })
+}
+
+/// A record's 95 % intervals (none in files before schema 6).
+fn intervals(r: &RunRecord) -> Intervals {
+    r.spread.as_ref().map(Intervals::of).unwrap_or_default()
 }
 
 fn row(
@@ -393,14 +421,17 @@ mod tests {
             .iter()
             .find(|r| r[0] == "failed requests")
             .unwrap();
-        assert_eq!(failed[3], "50 (20.0 %)");
+        // (the failed share with its 95 % interval)
+        assert!(failed[3].starts_with("50 (20.0 % ["), "{failed:?}");
         let cost = orders
             .rows
             .iter()
             .find(|r| r[0].contains("x86_64, as measured"))
             .unwrap();
+        // (a figure, then its 95 % interval in brackets)
+        let figure = |c: &String| c.split(' ').next().unwrap_or("").parse::<f64>().is_ok();
         assert!(
-            cost[1..].iter().all(|c| c.parse::<f64>().is_ok()),
+            cost[1..].iter().all(|c| figure(c) && c.contains(" [")),
             "{cost:?}"
         );
         assert!(orders.rows.iter().any(|r| r[0].contains("arm64, estimate")));
@@ -506,7 +537,11 @@ mod tests {
             .rows
             .iter()
             .find(|r| r[0].starts_with("p95"));
-        assert_eq!(p95.unwrap()[1], ms(results.records[0].summary.p95_ms));
+        let cell = &p95.unwrap()[1];
+        assert!(
+            cell.starts_with(&format!("{} [", ms(results.records[0].summary.p95_ms))),
+            "{cell}"
+        );
     }
 
     #[test]

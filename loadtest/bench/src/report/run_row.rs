@@ -31,7 +31,11 @@ impl Intervals {
 }
 
 /// `543 [538-549]`: a cell and its interval, in the cell's own format.
-fn bracketed(cell: String, interval: Option<(f64, f64)>, fmt: impl Fn(f64) -> String) -> String {
+pub(super) fn bracketed(
+    cell: String,
+    interval: Option<(f64, f64)>,
+    fmt: impl Fn(f64) -> String,
+) -> String {
     match interval {
         Some((lo, hi)) if cell != "-" => format!("{cell} [{}-{}]", fmt(lo), fmt(hi)),
         _ => cell,

@@ -25,8 +25,31 @@ pub struct Replicates {
     pub lo: f64,
     pub hi: f64,
     /// One value per resample, in resample order (f32: 7 digits is more
-    /// than any figure here is sure of, and halves the file).
+    /// than any figure here is sure of). Written as one string of numbers
+    /// separated by spaces: a JSON array would put each of the thousand on
+    /// its own line of a pretty-printed `results.json`.
+    #[serde(with = "values_text")]
     pub values: Vec<f32>,
+}
+
+/// `Replicates::values` as `"543.2 551 549.75 ..."`.
+mod values_text {
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(values: &[f32], s: S) -> Result<S::Ok, S::Error> {
+        let text: Vec<String> = values.iter().map(f32::to_string).collect();
+        s.serialize_str(&text.join(" "))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f32>, D::Error> {
+        let text = String::deserialize(d)?;
+        text.split_whitespace()
+            .map(|v| {
+                v.parse::<f32>()
+                    .map_err(|e| D::Error::custom(format!("resample {v:?}: {e}")))
+            })
+            .collect()
+    }
 }
 
 impl Replicates {

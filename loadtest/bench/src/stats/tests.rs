@@ -127,3 +127,28 @@ fn cost_per_ok_request_follows_the_successful_share() {
         .with_cost(None, 1.0);
     assert_eq!(none.usd_per_million_ok, None);
 }
+
+#[test]
+fn resamples_are_one_line_of_json_that_reads_back_exactly() {
+    // GIVEN a record's spread
+    let s = spread(&run(20, 20, wandering, 50), 20.0, None, "x").unwrap();
+    // WHEN written and read back
+    let json = serde_json::to_string_pretty(&s).unwrap();
+    let back: Spread = serde_json::from_str(&json).unwrap();
+    // THEN the resamples are read back exactly (the bounds to the last
+    // digit JSON keeps), and the thousand values take one line each figure
+    let p95 = (back.p95_ms.as_ref().unwrap(), s.p95_ms.as_ref().unwrap());
+    assert!(p95.0.values == p95.1.values, "the p95 resamples changed");
+    assert!(
+        back.error_rate.values == s.error_rate.values,
+        "the failed shares changed"
+    );
+    assert!((p95.0.lo - p95.1.lo).abs() < 1e-9 && (p95.0.hi - p95.1.hi).abs() < 1e-9);
+    assert!(json.lines().count() < 60, "{} lines", json.lines().count());
+    // AND a value that is not a number is refused with what it was
+    let broken = json.replacen("\"values\": \"", "\"values\": \"x1 ", 1);
+    let error = serde_json::from_str::<Spread>(&broken)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("resample \"x1\""), "{error}");
+}
