@@ -143,7 +143,9 @@ pub fn rank_spread(candidates: &[Candidate], better: Better) -> Option<Vec<Place
 /// `1.68x as slow, 95 % interval 1.55-1.80x` or, within the noise,
 /// `1.04x, 95 % interval 0.95-1.13x: within noise`.
 pub fn versus(p: &Placed, how: &str) -> String {
+    let point_only = |g: &Gap| format!("{:.2}", g.lo) == format!("{:.2}", g.hi);
     match (&p.gap, p.beyond_noise) {
+        (Some(g), true) if point_only(g) => format!("{:.2}x {how}", g.point),
         (Some(g), true) => format!(
             "{:.2}x {how}, 95 % interval {:.2}-{:.2}x",
             g.point, g.lo, g.hi
@@ -192,6 +194,8 @@ pub fn with_interval(
     unit: impl Fn(f64) -> String,
 ) -> String {
     match spread {
+        // A zero-width interval (no failure moved the cost) says nothing.
+        Some(r) if unit(r.lo) == unit(r.hi) => value,
         Some(r) => format!("{value} (95 % interval {} to {})", unit(r.lo), unit(r.hi)),
         None => value,
     }
