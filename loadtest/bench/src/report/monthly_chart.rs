@@ -1,20 +1,25 @@
-//! The monthly bill as a picture: per question, each architecture's bill a
-//! month (y) against the rate of successful requests (x), both on log
-//! scales; on-demand solid, on Lambda Managed Instances dashed in its
+//! The monthly bill as a picture: per question, at one scenario (the one
+//! its cost answer reads, chosen by `report::monthly`), each architecture's
+//! bill a month (y) against the rate of successful requests (x), both on
+//! log scales; on-demand solid, on Lambda Managed Instances dashed in its
 //! on-demand self's colour; a dot and its rate where two compared bills
-//! cross. Drawn from the bills `report::monthly` computed for its tables.
+//! cross. Lines are named as the verdict names the architectures. Drawn
+//! from the bills `report::monthly` computed for its tables.
 
 use std::fmt::Write;
 
 use costmodel::quantity;
 
 use super::svg::{escape, LogScale, COLORS};
+use super::verdict::names::{DIRECT, MICRO_INVOKE, MICRO_QUEUE, MONOLITH, QUEUE};
 use crate::break_even::Crossing;
 use crate::monthly::{ArchitectureBills, ScenarioBills};
 
-/// One question's bills, as lines.
+/// One question's bills at one scenario, as lines.
 #[derive(Debug, Default)]
 pub struct BillChart {
+    /// Which scenario is drawn, and why: under the title.
+    pub subtitle: String,
     pub lines: Vec<BillLine>,
     pub crossings: Vec<CrossingMark>,
 }
@@ -22,6 +27,8 @@ pub struct BillChart {
 /// One architecture's bill at each rate.
 #[derive(Debug)]
 pub struct BillLine {
+    /// The architecture as the verdict names it, and its compute unless
+    /// on-demand: "direct Invoke on LMI (c7g.large, modelled)".
     pub label: String,
     /// On Lambda Managed Instances: drawn dashed.
     pub on_lmi: bool,
@@ -48,22 +55,36 @@ const FOCUS: (f64, f64) = (0.1, 10_000.0);
 const WIDTH: f64 = 960.0;
 const LEFT: f64 = 80.0;
 const RIGHT: f64 = 24.0;
-const TOP: f64 = 48.0;
+const TOP: f64 = 64.0;
 const PLOT_HEIGHT: f64 = 380.0;
 /// Under the plot: the tick labels and the x axis's title.
 const AXIS_HEIGHT: f64 = 44.0;
 const LEGEND_ROW: f64 = 18.0;
 /// A tick or crossing label's character, roughly, at 11 px.
 const CHAR_WIDTH: f64 = 6.2;
+/// Dots nearer each other than this many pixels read as one place: a label
+/// by one is by all of them.
+const SAME_PLACE: f64 = 10.0;
+/// How much nearer its own dot than any other a label must be, in pixels.
+const CLEARLY: f64 = 4.0;
 
 impl BillChart {
-    /// A scenario's architectures and the crossings of the pairs compared.
-    pub fn add(&mut self, scenario: &ScenarioBills) {
-        let name = |architecture: &str| format!("{} / {architecture}", scenario.scenario);
+    /// A scenario's architectures, named as the verdict names them, and
+    /// the crossings of the pairs compared; `subtitle` says which scenario.
+    pub fn of(scenario: &ScenarioBills, subtitle: String) -> Self {
+        let mut chart = Self {
+            subtitle,
+            ..Self::default()
+        };
+        chart.add(scenario);
+        chart
+    }
+
+    fn add(&mut self, scenario: &ScenarioBills) {
         let families = self.families(scenario);
         for (run, family) in scenario.architectures.iter().zip(families) {
             self.lines.push(BillLine {
-                label: name(&run.architecture),
+                label: named(&run.architecture),
                 on_lmi: on_lmi(run),
                 family,
                 points: run
@@ -76,8 +97,8 @@ impl BillChart {
         for pair in &scenario.break_even {
             if let Crossing::At { rates, .. } = &pair.crossing {
                 self.crossings.extend(rates.iter().map(|rate| CrossingMark {
-                    a: name(&pair.a),
-                    b: name(&pair.b),
+                    a: named(&pair.a),
+                    b: named(&pair.b),
                     rate: *rate,
                 }));
             }
@@ -116,8 +137,9 @@ impl BillChart {
         let legend_rows = self.lines.len().div_ceil(2) as f64;
         let height = TOP + PLOT_HEIGHT + AXIS_HEIGHT + legend_rows * LEGEND_ROW + 12.0;
         let mut svg = format!(
-            r##"<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" role="img"><title>{t}</title><text x="{LEFT}" y="18" font-size="14" font-weight="bold">{t}</text><text x="{LEFT}" y="35" font-size="12" fill="#555">{KEY}</text>"##,
-            t = escape(title)
+            r##"<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" role="img"><title>{t}, {s}</title><text x="{LEFT}" y="18" font-size="14" font-weight="bold">{t}</text><text x="{LEFT}" y="35" font-size="12">{s}</text><text x="{LEFT}" y="52" font-size="12" fill="#555">{KEY}</text>"##,
+            t = escape(title),
+            s = escape(&self.subtitle)
         );
         plot.grid(&mut svg);
         for line in &self.lines {
@@ -151,6 +173,20 @@ fn other_self(
         };
         on_demand.iter().position(|a| a == other)
     })
+}
+
+/// `architecture` as the verdict names it: "orders-direct on LMI
+/// (c7g.large, modelled)" is "direct Invoke on LMI (c7g.large, modelled)";
+/// a variant the verdict does not name keeps its own name.
+fn named(architecture: &str) -> String {
+    let names = [DIRECT, QUEUE, MONOLITH, MICRO_INVOKE, MICRO_QUEUE];
+    names
+        .into_iter()
+        .find_map(|(variant, name)| {
+            let rest = architecture.strip_prefix(variant)?;
+            (rest.is_empty() || rest.starts_with(' ')).then(|| format!("{name}{rest}"))
+        })
+        .unwrap_or_else(|| architecture.to_string())
 }
 
 fn on_lmi(run: &ArchitectureBills) -> bool {
@@ -270,15 +306,18 @@ impl Plot {
     }
 
     /// A dot at each crossing the lines reach, labelled with its rate where
-    /// the label does not cover another (the list under the chart has all),
-    /// once where two scenarios' bills cross at the same point.
+    /// the label neither covers another nor sits by another dot (the list
+    /// under the chart has all), once where two pairs' bills cross at the
+    /// same point.
     fn crossings(&self, svg: &mut String, chart: &BillChart) {
+        let marks = chart.crossings.iter();
+        let dots: Vec<(&CrossingMark, f64, f64)> = marks
+            .filter_map(|mark| self.dot(chart, mark).map(|(px, py)| (mark, px, py)))
+            .collect();
+        let places: Vec<(f64, f64)> = dots.iter().map(|(_, px, py)| (*px, *py)).collect();
         let mut taken: Vec<Label> = Vec::new();
         let mut labelled: Vec<(f64, f64, String)> = Vec::new();
-        for mark in &chart.crossings {
-            let Some((px, py)) = self.dot(chart, mark) else {
-                continue;
-            };
+        for (mark, px, py) in dots {
             let text = format!("{} req/s", rate_label(mark.rate));
             let _ = write!(
                 svg,
@@ -290,7 +329,7 @@ impl Plot {
             if labelled.iter().any(same) {
                 continue;
             }
-            if let Some(label) = Label::free(px, py, &text, &taken) {
+            if let Some(label) = Label::free((px, py), &text, &taken, &places) {
                 let _ = write!(
                     svg,
                     r##"<text x="{:.1}" y="{:.1}" font-size="11" text-anchor="{}" stroke="#fff" stroke-width="3" paint-order="stroke">{text}</text>"##,
@@ -347,8 +386,15 @@ struct Label {
 }
 
 impl Label {
-    /// The first of a few places around the dot clear of `taken`.
-    fn free(px: f64, py: f64, text: &str, taken: &[Label]) -> Option<Label> {
+    /// The first of a few places around the dot clear of `taken`, and
+    /// nearer its own dot than any other of `dots` it could be read as
+    /// labelling (those within [`SAME_PLACE`] of it are read as one).
+    fn free(
+        (px, py): (f64, f64),
+        text: &str,
+        taken: &[Label],
+        dots: &[(f64, f64)],
+    ) -> Option<Label> {
         let width = text.len() as f64 * CHAR_WIDTH;
         let places = [
             (7.0, -8.0),
@@ -376,12 +422,25 @@ impl Label {
                 && label.right <= WIDTH - RIGHT
                 && y - 11.0 >= TOP
                 && y <= TOP + PLOT_HEIGHT;
-            (inside && !taken.iter().any(|t| label.covers(t))).then_some(label)
+            let own = label.distance(px, py);
+            let by_another = dots.iter().any(|&(qx, qy)| {
+                (qx - px).hypot(qy - py) > SAME_PLACE && label.distance(qx, qy) < own + CLEARLY
+            });
+            let clear = !taken.iter().any(|t| label.covers(t)) && !by_another;
+            (inside && clear).then_some(label)
         })
     }
 
     fn covers(&self, other: &Label) -> bool {
         self.left < other.right && other.left < self.right && (self.y - other.y).abs() < 13.0
+    }
+
+    /// From (`x`, `y`) to the nearest point of the label's text, 11 px high
+    /// over its baseline.
+    fn distance(&self, x: f64, y: f64) -> f64 {
+        let dx = (self.left - x).max(x - self.right).max(0.0);
+        let dy = (self.y - 11.0 - y).max(y - self.y).max(0.0);
+        dx.hypot(dy)
     }
 }
 

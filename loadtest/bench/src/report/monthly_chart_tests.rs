@@ -45,6 +45,7 @@ fn where_two_bills_cross_is_a_dot_at_its_log_position_labelled_with_its_rate() {
         panic!("{found:?}");
     };
     let chart = BillChart {
+        subtitle: "at s, the healthy load".into(),
         lines: vec![line("a", true, a), line("b", false, b)],
         crossings: vec![CrossingMark {
             a: "a".into(),
@@ -82,6 +83,11 @@ fn where_two_bills_cross_is_a_dot_at_its_log_position_labelled_with_its_rate() {
     // AND a is dashed (on LMI), b solid, both in the legend
     assert_eq!(svg.matches("stroke-dasharray").count(), 2, "{svg}");
     assert!(svg.contains(">b</text>"));
+    // AND the subtitle is under the title, above the key and the plot
+    let at = |text: &str| svg.find(text).unwrap();
+    assert!(at(">a against b</text>") < at(">at s, the healthy load</text>"));
+    assert!(at(">at s, the healthy load</text>") < at(">solid: on-demand"));
+    assert!(svg.contains("y=\"35\" font-size=\"12\">at s, the healthy load</text>"));
 }
 
 #[test]
@@ -92,7 +98,7 @@ fn bills_that_grow_with_the_rate_are_drawn_rising_left_to_right() {
             line("fleet", true, |r| 300.0 + r * 2.0),
             line("per request", false, |r| r * 7.0),
         ],
-        crossings: Vec::new(),
+        ..BillChart::default()
     };
     // WHEN drawn
     let lines = polylines(&chart.svg("t"));
@@ -121,6 +127,7 @@ fn no_line_draws_nothing_and_one_line_draws_without_a_crossing() {
             b: "gone".into(),
             rate: 3.0,
         }],
+        ..BillChart::default()
     };
     // THEN one polyline, no dot, ticks at $0.1 to $10,000
     let svg = one.svg("one");
@@ -135,16 +142,16 @@ fn no_line_draws_nothing_and_one_line_draws_without_a_crossing() {
 #[test]
 fn a_label_that_would_cover_another_moves_and_one_with_no_room_is_left_out() {
     // GIVEN a label placed above right of a dot
-    let first = Label::free(400.0, 200.0, "9.65 req/s", &[]).unwrap();
+    let first = Label::free((400.0, 200.0), "9.65 req/s", &[], &[]).unwrap();
     assert_eq!((first.x, first.y, first.anchor), (407.0, 192.0, "start"));
     // WHEN a second dot lands on the same spot
     let mut taken = vec![first];
-    let second = Label::free(400.0, 200.0, "9.70 req/s", &taken).unwrap();
+    let second = Label::free((400.0, 200.0), "9.70 req/s", &taken, &[]).unwrap();
     // THEN its label goes below it
     assert_eq!((second.x, second.y), (407.0, 216.0));
     // AND once every place around the spot is taken, a label is left out
     taken.push(second);
-    while let Some(next) = Label::free(400.0, 200.0, "9.70 req/s", &taken) {
+    while let Some(next) = Label::free((400.0, 200.0), "9.70 req/s", &taken, &[]) {
         taken.push(next);
         assert!(taken.len() <= 6, "six places around a dot");
     }
@@ -152,8 +159,8 @@ fn a_label_that_would_cover_another_moves_and_one_with_no_room_is_left_out() {
 }
 
 #[test]
-fn the_same_crossing_in_two_scenarios_is_two_dots_and_one_label() {
-    // GIVEN two scenarios whose bills are alike and cross at 10 req/s
+fn the_same_crossing_of_two_pairs_is_two_dots_and_one_label() {
+    // GIVEN two pairs whose bills are alike and cross at 10 req/s
     let mut lines = Vec::new();
     let mut crossings = Vec::new();
     for scenario in ["s1", "s2"] {
@@ -163,7 +170,12 @@ fn the_same_crossing_in_two_scenarios_is_two_dots_and_one_label() {
         crossings.push(CrossingMark { a, b, rate: 10.0 });
     }
     // WHEN drawn
-    let svg = BillChart { lines, crossings }.svg("t");
+    let chart = BillChart {
+        lines,
+        crossings,
+        ..BillChart::default()
+    };
+    let svg = chart.svg("t");
     // THEN a dot for each, naming its pair, and the rate said once
     assert_eq!(svg.matches("<circle").count(), 2);
     assert!(
@@ -171,6 +183,26 @@ fn the_same_crossing_in_two_scenarios_is_two_dots_and_one_label() {
         "{svg}"
     );
     assert_eq!(svg.matches(">10.0 req/s</text>").count(), 1, "{svg}");
+}
+
+#[test]
+fn a_label_goes_where_it_is_nearer_its_own_dot_than_another() {
+    // GIVEN two dots 11 px apart, one over the other (orders-baseline: two
+    // architectures each crossing its LMI self near 32 req/s)
+    let (lower, upper) = ((400.0, 211.0), (401.5, 200.0));
+    let dots = [lower, upper];
+    // WHEN the lower one's label is placed first
+    let own = Label::free(lower, "32.3 req/s", &[], &dots).unwrap();
+    // THEN it is not above right of it, beside the upper dot, but below
+    assert_eq!((own.x, own.y, own.anchor), (407.0, 227.0, "start"));
+    assert!(own.distance(lower.0, lower.1) + CLEARLY <= own.distance(upper.0, upper.1));
+    // AND the upper one's goes above right of it, clear of the first
+    let other = Label::free(upper, "31.6 req/s", &[own], &dots).unwrap();
+    assert_eq!((other.x, other.y), (408.5, 192.0));
+    // AND a dot within a few pixels is the same place: no obstacle
+    let near = [(400.0, 200.0), (404.0, 201.0)];
+    let label = Label::free(near[0], "1,190 req/s", &[], &near).unwrap();
+    assert_eq!((label.x, label.y), (407.0, 192.0));
 }
 
 #[test]
@@ -190,9 +222,9 @@ fn an_architecture_on_lmi_wears_its_on_demand_colour_dashed() {
     let both = crate::monthly::Compute::Both(costmodel::managed::FleetSettings::default());
     let bills = crate::monthly::monthly_bills_for(&results, &pricing, &[1.0, 10.0], &both).unwrap();
     // WHEN charted
-    let mut chart = BillChart::default();
-    chart.add(&bills.scenarios[0]);
-    // THEN direct and queue each have a colour, shared with their LMI self
+    let chart = BillChart::of(&bills.scenarios[0], String::new());
+    // THEN direct and queue each have a colour, shared with their LMI self,
+    // named as the verdict names them
     let drawn: Vec<(&str, bool, usize)> = chart
         .lines
         .iter()
@@ -201,18 +233,10 @@ fn an_architecture_on_lmi_wears_its_on_demand_colour_dashed() {
     assert_eq!(
         drawn,
         [
-            ("orders-baseline / orders-direct", false, 0),
-            (
-                "orders-baseline / orders-direct on LMI (c7g.large, modelled)",
-                true,
-                0
-            ),
-            ("orders-baseline / orders-queue", false, 1),
-            (
-                "orders-baseline / orders-queue on LMI (c7g.large, modelled)",
-                true,
-                1
-            ),
+            ("direct Invoke", false, 0),
+            ("direct Invoke on LMI (c7g.large, modelled)", true, 0),
+            ("SQS request/reply", false, 1),
+            ("SQS request/reply on LMI (c7g.large, modelled)", true, 1),
         ]
     );
     // AND every crossing names two of its lines
@@ -234,10 +258,76 @@ fn a_run_measured_on_lmi_wears_the_colour_of_its_on_demand_run_wherever_it_comes
     // THEN the measured LMI line is dashed in orders-direct's colour, not a
     // third one
     let family = |label: &str| chart.line(label).map(|l| (l.on_lmi, l.family));
-    assert_eq!(family("orders-baseline / orders-direct"), Some((false, 0)));
-    assert_eq!(family("orders-baseline / orders-queue"), Some((false, 1)));
+    assert_eq!(family("direct Invoke"), Some((false, 0)));
+    assert_eq!(family("SQS request/reply"), Some((false, 1)));
+    assert_eq!(family("direct Invoke on LMI"), Some((true, 0)));
+    assert_eq!(chart.lines.len(), 3);
+}
+
+#[test]
+fn the_legend_names_the_architectures_as_the_verdict_does() {
+    // GIVEN the report's view of the sample run
+    let view = super::super::monthly::monthly(&crate::testdata::results()).unwrap();
+    let legend = |section: usize| {
+        let svg = view.sections[section].chart.svg(TITLE);
+        let texts: Vec<String> = svg
+            .split("font-size=\"12\">")
+            .skip(1)
+            .map(|rest| rest.split('<').next().unwrap().to_string())
+            .collect();
+        (svg, texts)
+    };
+    // WHEN the orders and Conduit charts are drawn
+    let (orders, orders_texts) = legend(0);
+    let (conduit, conduit_texts) = legend(1);
+    // THEN their legends name the architectures and their compute
+    for name in [
+        "direct Invoke",
+        "direct Invoke on LMI (c7g.large, modelled)",
+        "SQS request/reply",
+        "SQS request/reply on LMI (c7g.large, modelled)",
+    ] {
+        assert!(
+            orders_texts.iter().any(|t| t == name),
+            "{name}: {orders_texts:?}"
+        );
+    }
+    for name in [
+        "monolith",
+        "monolith on LMI (c7g.large, modelled)",
+        "micro-invoke",
+        "micro-invoke on LMI (c7g.large, modelled)",
+        "micro-queue",
+        "micro-queue on LMI (c7g.large, modelled)",
+    ] {
+        assert!(
+            conduit_texts.iter().any(|t| t == name),
+            "{name}: {conduit_texts:?}"
+        );
+    }
+    // AND no variant's id, nor a scenario's, is a line's name
+    for svg in [&orders, &conduit] {
+        for id in [
+            "orders-direct",
+            "orders-queue",
+            "conduit-monolith",
+            "conduit-micro",
+        ] {
+            assert!(!svg.contains(id), "{id}: {svg}");
+        }
+        assert!(!svg.contains("<title>orders-baseline /"), "{svg}");
+    }
+    assert_eq!(polylines(&orders).len(), 4);
+    assert_eq!(polylines(&conduit).len(), 6);
+}
+
+#[test]
+fn a_variant_the_verdict_does_not_name_keeps_its_own_name() {
+    assert_eq!(named("orders-direct"), "direct Invoke");
     assert_eq!(
-        family("orders-baseline / orders-direct on LMI"),
-        Some((true, 0))
+        named("conduit-micro-queue (REST API) on LMI [memory 512]"),
+        "micro-queue (REST API) on LMI [memory 512]"
     );
+    assert_eq!(named("orders-directly"), "orders-directly");
+    assert_eq!(named("other-variant on LMI"), "other-variant on LMI");
 }
