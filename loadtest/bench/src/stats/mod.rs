@@ -41,14 +41,25 @@ mod values_text {
         s.serialize_str(&text.join(" "))
     }
 
+    /// The text, or the array the first files of schema 6 wrote.
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Written {
+        Text(String),
+        Array(Vec<f32>),
+    }
+
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f32>, D::Error> {
-        let text = String::deserialize(d)?;
-        text.split_whitespace()
-            .map(|v| {
-                v.parse::<f32>()
-                    .map_err(|e| D::Error::custom(format!("resample {v:?}: {e}")))
-            })
-            .collect()
+        match Written::deserialize(d)? {
+            Written::Array(values) => Ok(values),
+            Written::Text(text) => text
+                .split_whitespace()
+                .map(|v| {
+                    v.parse::<f32>()
+                        .map_err(|e| D::Error::custom(format!("resample {v:?}: {e}")))
+                })
+                .collect(),
+        }
     }
 }
 

@@ -152,3 +152,13 @@ fn resamples_are_one_line_of_json_that_reads_back_exactly() {
         .to_string();
     assert!(error.contains("resample \"x1\""), "{error}");
 }
+
+#[test]
+fn resamples_written_as_an_array_still_read() {
+    // GIVEN a figure as the first schema-6 files wrote it
+    let json = r#"{"lo": 1.0, "hi": 3.0, "values": [1.0, 2.0, 3.0]}"#;
+    // WHEN read
+    let r: Replicates = serde_json::from_str(json).unwrap();
+    // THEN its values are those
+    assert_eq!(r.values, [1.0, 2.0, 3.0]);
+}
