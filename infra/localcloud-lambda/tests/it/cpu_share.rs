@@ -21,7 +21,7 @@ const SIZES: [u32; 5] = [128, 256, 512, 1024, 1769];
 
 /// These tests time CPU-bound work: one at a time, so that they do not
 /// contend with each other for the machine's two cores.
-static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+pub(crate) static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 fn burner(memory_mb: u32) -> FunctionConfig {
     FunctionConfig {
@@ -40,7 +40,7 @@ fn service(share: CpuShare, sizes: &[u32]) -> std::sync::Arc<LambdaService> {
 
 /// The cgroup mode where this machine permits it; CI requires it
 /// (`LOCALCLOUD_REQUIRE_CGROUP=1`), elsewhere the test says it is skipped.
-fn cgroup_or_skip(service: &LambdaService) -> bool {
+pub(crate) fn cgroup_or_skip(service: &LambdaService) -> bool {
     let metrics = service.metrics().cpu_share;
     if matches!(
         metrics.mode,

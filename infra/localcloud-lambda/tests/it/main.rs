@@ -8,6 +8,7 @@ mod common;
 mod concurrency;
 mod cpu_share;
 mod failures;
+mod init_duration;
 mod lifecycle;
 mod managed;
 mod metering;
