@@ -80,6 +80,111 @@ fn parse_run_queue_wait_ms(schedstat: &str) -> Option<f64> {
     Some(wait_ns as f64 / 1e6)
 }
 
+/// One process's threads, read again and again through files kept open:
+/// Lambda reads every thread's run-queue wait at both ends of each
+/// invocation, and opening `task/<tid>/schedstat` by path each time would
+/// add an open and a close per thread, and a listing of the threads. The thread list
+/// is read again only when the thread count changes (the link count of
+/// `/proc/<pid>/task` is 2 plus the threads: one `fstat`) or a thread's
+/// file stops answering (it ended, maybe with a new one in its place).
+pub struct ThreadReader {
+    pid: u32,
+    task_dir: std::fs::File,
+    threads: Vec<HeldThread>,
+    buffer: Vec<u8>,
+}
+
+struct HeldThread {
+    tid: u32,
+    schedstat: std::fs::File,
+}
+
+impl ThreadReader {
+    /// `None` if the process is already gone.
+    pub fn open(pid: u32) -> Option<Self> {
+        let task_dir = std::fs::File::open(format!("/proc/{pid}/task")).ok()?;
+        let mut reader = Self {
+            pid,
+            task_dir,
+            threads: Vec::new(),
+            buffer: vec![0; 1024],
+        };
+        reader.list_threads().then_some(reader)
+    }
+
+    /// Each live thread's run-queue wait so far, into `out` (cleared first);
+    /// false once the process is gone.
+    pub fn read_waits(&mut self, out: &mut Vec<ThreadWait>) -> bool {
+        out.clear();
+        self.read_with(|reader| {
+            out.clear();
+            reader.read_listed_waits(out)
+        })
+    }
+
+    /// Runs `read` over the listed threads, listing them again first if
+    /// their count changed, and once more if a thread did not answer.
+    fn read_with(&mut self, mut read: impl FnMut(&mut Self) -> bool) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        let threads = self
+            .task_dir
+            .metadata()
+            .map(|m| m.nlink().saturating_sub(2));
+        if threads.ok() != Some(self.threads.len() as u64) && !self.list_threads() {
+            return false;
+        }
+        read(self) || (self.list_threads() && read(self))
+    }
+
+    /// Reads every listed thread's wait; false if one did not answer.
+    fn read_listed_waits(&mut self, out: &mut Vec<ThreadWait>) -> bool {
+        for thread in &self.threads {
+            let Some(ms) =
+                read_at(&thread.schedstat, &mut self.buffer).and_then(parse_run_queue_wait_ms)
+            else {
+                return false;
+            };
+            out.push(ThreadWait {
+                tid: thread.tid,
+                ms,
+            });
+        }
+        true
+    }
+
+    /// Opens the `schedstat` of threads not yet held and lets go of ended
+    /// ones; false once the process is gone.
+    fn list_threads(&mut self) -> bool {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{}/task", self.pid)) else {
+            return false;
+        };
+        let mut held = std::mem::take(&mut self.threads);
+        for task in tasks.flatten() {
+            let Some(tid) = task.file_name().to_str().and_then(|t| t.parse().ok()) else {
+                continue;
+            };
+            let thread = match held.iter().position(|t| t.tid == tid) {
+                Some(i) => held.swap_remove(i),
+                None => match std::fs::File::open(task.path().join("schedstat")) {
+                    Ok(schedstat) => HeldThread { tid, schedstat },
+                    // Ended since the listing.
+                    Err(_) => continue,
+                },
+            };
+            self.threads.push(thread);
+        }
+        !self.threads.is_empty()
+    }
+}
+
+/// The text of a `/proc` file read afresh through a held `file` (a read at
+/// offset 0 renders it again), in `buffer`.
+fn read_at<'a>(file: &std::fs::File, buffer: &'a mut [u8]) -> Option<&'a str> {
+    use std::os::unix::fs::FileExt;
+    let read = file.read_at(buffer, 0).ok()?;
+    std::str::from_utf8(&buffer[..read]).ok()
+}
+
 /// CPU time of the calling thread alone, from `/proc/thread-self/stat`.
 pub fn own_thread_cpu_ms() -> Option<f64> {
     let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
@@ -212,15 +317,67 @@ mod tests {
         stop.send(()).unwrap();
         thread.join().unwrap();
         // THEN that thread is listed once, by name, and the main thread is not
-        let named: Vec<&ThreadCpu> = reading
-            .threads
-            .iter()
-            .filter(|t| t.name == "procstat-test")
-            .collect();
-        assert_eq!(named.len(), 1, "{reading:?}");
-        assert!(named[0].cpu_ms >= own.unwrap());
-        assert!(reading.threads.iter().all(|t| t.tid != std::process::id()));
-        assert!(reading.total_ms >= named[0].cpu_ms);
+        {
+            let named: Vec<&ThreadCpu> = reading
+                .threads
+                .iter()
+                .filter(|t| t.name == "procstat-test")
+                .collect();
+            assert_eq!(named.len(), 1, "{reading:?}");
+            assert!(named[0].cpu_ms >= own.unwrap());
+            assert!(reading.threads.iter().all(|t| t.tid != std::process::id()));
+            assert!(reading.total_ms >= named[0].cpu_ms);
+            let pid = std::process::id();
+            assert!(reading.run_queue_waits.iter().any(|w| w.tid == pid));
+        }
+    }
+
+    #[test]
+    fn held_readers_follow_threads_that_come_and_go() {
+        // GIVEN this process read through held files
+        let mut waits = ThreadReader::open(std::process::id()).expect("own process");
+        let mut read = Vec::new();
+        assert!(waits.read_waits(&mut read));
+        let tids = |read: &[ThreadWait]| read.iter().map(|w| w.tid).collect::<Vec<_>>();
+        assert!(tids(&read).contains(&std::process::id()));
+        // WHEN a thread starts
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let (ready, started) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let link = std::fs::read_link("/proc/thread-self").unwrap();
+            let tid = link.file_name().unwrap().to_str().unwrap().parse::<u32>();
+            ready.send(tid.unwrap()).unwrap();
+            let _ = stopped.recv();
+        });
+        let tid = started.recv().unwrap();
+        // THEN it is read from then on, as /proc lists it
+        assert!(waits.read_waits(&mut read));
+        assert!(tids(&read).contains(&tid), "{read:?}");
+        let fresh = read_cpu(std::process::id()).unwrap().run_queue_waits;
+        let listed = fresh.iter().find(|w| w.tid == tid).unwrap();
+        let held = read.iter().find(|w| w.tid == tid).unwrap();
+        assert!(held.ms <= listed.ms, "{held:?} then {listed:?}");
+        // WHEN it ends, THEN it is no longer read
+        stop.send(()).unwrap();
+        thread.join().unwrap();
+        assert!(waits.read_waits(&mut read));
+        assert!(!tids(&read).contains(&tid), "{read:?}");
+    }
+
+    #[test]
+    fn a_held_wait_reader_ends_with_its_process() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("10")
+            .spawn()
+            .unwrap();
+        let mut reader = ThreadReader::open(child.id()).unwrap();
+        let mut read = Vec::new();
+        assert!(reader.read_waits(&mut read));
+        assert_eq!(read.len(), 1);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(!reader.read_waits(&mut read));
+        assert!(read.is_empty());
     }
 
     #[test]

@@ -157,6 +157,7 @@ impl Attempt<'_> {
             error_type,
             cpu_ms: None,
             modeled_cpu_ms: 0.0,
+            contention_ms: None,
         }
     }
 }

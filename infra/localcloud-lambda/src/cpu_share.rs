@@ -415,6 +415,31 @@ pub fn read_throttled_ms(cpu_stat: &Path) -> Option<f64> {
     throttled_ms_of(&std::fs::read_to_string(cpu_stat).ok()?)
 }
 
+/// A group's throttled time, read again and again through its `cpu.stat`
+/// kept open (a read at offset 0 renders the file afresh): it is read at
+/// both ends of every invocation.
+pub struct ThrottleReader {
+    cpu_stat: std::fs::File,
+    buffer: [u8; 1024],
+}
+
+impl ThrottleReader {
+    /// `None` if the group is gone or never was.
+    pub fn open(cpu_stat: &Path) -> Option<Self> {
+        Some(Self {
+            cpu_stat: std::fs::File::open(cpu_stat).ok()?,
+            buffer: [0; 1024],
+        })
+    }
+
+    /// Milliseconds the group has been held back so far.
+    pub fn read_ms(&mut self) -> Option<f64> {
+        use std::os::unix::fs::FileExt;
+        let read = self.cpu_stat.read_at(&mut self.buffer, 0).ok()?;
+        throttled_ms_of(std::str::from_utf8(&self.buffer[..read]).ok()?)
+    }
+}
+
 impl Drop for Group {
     fn drop(&mut self) {
         // The kernel may take a moment to let go of a process just reaped.
@@ -518,6 +543,29 @@ mod tests {
         let v2 = "usage_usec 9\nnr_throttled 1\nthrottled_usec 1500\n";
         assert_eq!(throttled_ms_of(v2), Some(1.5));
         assert_eq!(throttled_ms_of("usage_usec 9\n"), None);
+    }
+
+    #[test]
+    fn a_held_cpu_stat_is_read_afresh_each_time() {
+        // GIVEN a group's cpu.stat, held open
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cpu.stat");
+        std::fs::write(
+            &path,
+            "nr_periods 10\nnr_throttled 4\nthrottled_time 2500000\n",
+        )
+        .unwrap();
+        let mut reader = ThrottleReader::open(&path).unwrap();
+        assert_eq!(reader.read_ms(), Some(2.5));
+        // WHEN the kernel's figures grow
+        std::fs::write(
+            &path,
+            "nr_periods 12\nnr_throttled 6\nthrottled_time 4000000\n",
+        )
+        .unwrap();
+        // THEN the held file reads the new ones
+        assert_eq!(reader.read_ms(), Some(4.0));
+        assert!(ThrottleReader::open(&dir.path().join("missing")).is_none());
     }
 
     #[test]

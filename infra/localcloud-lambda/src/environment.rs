@@ -11,6 +11,7 @@ use tokio::process::{Child, Command};
 use tokio::sync::watch;
 
 use crate::config::{FunctionConfig, LambdaConfig};
+use crate::contention::{ContentionProbe, WindowWaits};
 use crate::cpu_share::{CpuController, EnvironmentShare, ProcessCpuClock};
 use crate::faults::Kill;
 use crate::logs::FunctionLog;
@@ -75,6 +76,11 @@ pub struct Environment {
     /// Its CPU share; its cgroup, if any, goes when the environment does.
     pub share: EnvironmentShare,
     cpu_clock: Option<ProcessCpuClock>,
+    /// Its threads' waits and its group's throttled time at both ends of
+    /// each invocation (opened at the end of init).
+    probe: Option<ContentionProbe>,
+    /// The last invocation's waits, until taken.
+    window: Option<WindowWaits>,
 }
 
 impl Environment {
@@ -126,6 +132,8 @@ impl Environment {
             last_cpu_sample: None,
             share,
             cpu_clock: ProcessCpuClock::of(pid),
+            probe: None,
+            window: None,
         };
         let ready = env.await_ready(service.init_timeout, shutdown).await;
         let init = started.elapsed();
@@ -144,6 +152,7 @@ impl Environment {
         });
         match ready {
             Ok(()) => {
+                env.probe = ContentionProbe::open(pid, env.share.throttle_source().as_deref());
                 // A first reading, for a process that dies in its first invocation.
                 env.read_peak_memory_mb();
                 Ok((env, init))
@@ -200,6 +209,10 @@ impl Environment {
             tokio::time::Instant::now() + MEMORY_CHECK_PERIOD,
             MEMORY_CHECK_PERIOD,
         );
+        self.window = None;
+        if let Some(probe) = &mut self.probe {
+            probe.begin();
+        }
         if !self.runtime.dispatch(invocation) {
             return Completion::ShuttingDown;
         }
@@ -212,9 +225,11 @@ impl Environment {
                 biased;
                 event = self.runtime.events.recv() => match event {
                     Some(RuntimeEvent::Response { request_id: id, body }) if id == request_id => {
+                        self.close_window();
                         return Completion::Response(body);
                     }
                     Some(RuntimeEvent::Error { request_id: id, body }) if id == request_id => {
+                        self.close_window();
                         return Completion::Error(body);
                     }
                     Some(_) => continue,
@@ -245,6 +260,19 @@ impl Environment {
                 }
             }
         }
+    }
+
+    /// The end of an answered invocation's window: what its threads and
+    /// the local cloud's waited (see the `contention` module). Invocations
+    /// that did not answer have none.
+    fn close_window(&mut self) {
+        self.window = self.probe.as_mut().and_then(ContentionProbe::end);
+    }
+
+    /// The last invocation's waits, once; `None` if it did not answer or
+    /// its threads could not be read.
+    pub fn take_window(&mut self) -> Option<WindowWaits> {
+        self.window.take()
     }
 
     /// Queues an invocation for the runtime's workers; false if the API is closed.

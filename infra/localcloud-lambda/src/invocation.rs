@@ -10,6 +10,7 @@ use localcloud_core::{InvokeError, InvokeResponse};
 use tokio::sync::watch;
 
 use crate::attempt::{settle, shutting_down, Attempt};
+use crate::contention::invocation_contention_ms;
 use crate::cpu_share::modeled_duration_ms;
 use crate::environment::{self, Completion, Environment};
 use crate::failures;
@@ -113,6 +114,9 @@ impl Inner {
             tokio::time::sleep(Duration::from_secs_f64(stretch / 1000.0)).await;
         }
         let duration_ms = wall_ms + stretch;
+        let contention_ms = env
+            .take_window()
+            .map(|waits| invocation_contention_ms(waits, wall_ms, cpu_ms).min(duration_ms));
         // A process that died mid-invocation leaves its last reading.
         let memory = env.read_peak_memory_mb();
         if memory.is_some_and(|mb| mb > u64::from(limits.memory_mb)) {
@@ -138,6 +142,7 @@ impl Inner {
         let mut record = attempt.record(outcome, duration_ms, init_ms, memory, error_type);
         record.cpu_ms = cpu_ms;
         record.modeled_cpu_ms = stretch;
+        record.contention_ms = contention_ms;
         // One write for both lines: this runs once per invocation.
         function.log.line(&format!(
             "END RequestId: {request_id}\n{}",

@@ -35,7 +35,8 @@
 //! provider's instances), `attempt` (what both
 //! kinds of attempt share), `concurrency`, `async_invoke` (Event retries), `api`
 //! (REST-JSON routes), `metering`, `cpu` (CPU time of the function processes,
-//! by named thread), `cpu_share` (CPU in proportion to memory, as on AWS), `failures` (Lambda's own error documents), `faults`
+//! by named thread), `cpu_share` (CPU in proportion to memory, as on AWS), `contention` (this
+//! machine's contention within each invocation, which AWS would not bill), `failures` (Lambda's own error documents), `faults`
 //! (environments killed on purpose).
 
 mod api;
@@ -43,6 +44,7 @@ mod async_invoke;
 mod attempt;
 mod concurrency;
 pub mod config;
+mod contention;
 mod cpu;
 pub mod cpu_share;
 mod environment;

@@ -53,11 +53,30 @@ pub struct InvocationRecord {
     pub cpu_ms: Option<f64>,
     /// Part of `duration_ms` the CPU-share model added (0 unless modeled).
     pub modeled_cpu_ms: f64,
+    /// Part of `duration_ms` that was this machine's contention (the
+    /// `contention` module), at most `duration_ms`; `None` where not
+    /// measured (no answer, threads unreadable, Lambda Managed Instances).
+    pub contention_ms: Option<f64>,
 }
 
 impl InvocationRecord {
     pub fn gb_seconds(&self) -> f64 {
         localcloud_metrics::gb_seconds(self.billed_ms as f64, f64::from(self.memory_mb))
+    }
+
+    /// The duration as AWS would bill it: the contention taken out.
+    pub fn duration_without_contention_ms(&self) -> f64 {
+        (self.duration_ms - self.contention_ms.unwrap_or(0.0)).max(0.0)
+    }
+
+    /// `billed_ms` of [`Self::duration_without_contention_ms`], rounded up
+    /// again as Lambda rounds each invocation.
+    pub fn billed_without_contention_ms(&self) -> u64 {
+        match self.outcome {
+            Outcome::Throttled => 0,
+            _ if self.contention_ms.is_none() => self.billed_ms,
+            _ => billed_ms(self.duration_without_contention_ms(), self.init_duration_ms),
+        }
     }
 
     /// The line Lambda logs at the end of every invocation.
@@ -96,6 +115,9 @@ pub use localcloud_metrics::{FunctionMetrics, LambdaMetrics};
 
 /// Adds one invocation to a function's totals.
 fn add(totals: &mut FunctionMetrics, record: &InvocationRecord) {
+    totals
+        .without_contention
+        .get_or_insert_with(Default::default);
     if record.outcome == Outcome::Throttled {
         totals.throttles += 1;
         return;
@@ -112,6 +134,16 @@ fn add(totals: &mut FunctionMetrics, record: &InvocationRecord) {
     totals.billed_ms += record.billed_ms;
     totals.gb_seconds += record.gb_seconds();
     totals.modeled_cpu_ms += record.modeled_cpu_ms;
+    let billed = record.billed_without_contention_ms();
+    let without = totals
+        .without_contention
+        .get_or_insert_with(Default::default);
+    without.contention_ms += record.contention_ms.unwrap_or(0.0);
+    without.measured_invocations += u64::from(record.contention_ms.is_some());
+    without.duration_ms += record.duration_without_contention_ms();
+    without.billed_ms += billed;
+    without.gb_seconds +=
+        localcloud_metrics::gb_seconds(billed as f64, f64::from(record.memory_mb));
 }
 
 /// The latest records (at most `max_records`, so long load tests do not
@@ -191,6 +223,7 @@ mod tests {
             error_type: None,
             cpu_ms: None,
             modeled_cpu_ms: 0.0,
+            contention_ms: None,
         }
     }
 
@@ -242,5 +275,36 @@ mod tests {
         assert!((totals.gb_seconds - 4010.0 * 128.0 / 1024.0 / 1000.0).abs() < 1e-9);
         meter.reset();
         assert_eq!(meter.records().len(), 0);
+    }
+
+    #[test]
+    fn contention_is_taken_out_of_the_bill_beside_it_rerounded_per_invocation() {
+        // GIVEN a cold invocation of 3.4 ms with 10 ms of init and 1.2 ms of
+        // contention, a warm one of 2.2 ms with 0.3 ms, and one not measured
+        let meter = Meter::new(100);
+        let mut cold = record(Outcome::Success, 3.4, Some(10.0));
+        cold.contention_ms = Some(1.2);
+        let mut warm = record(Outcome::Success, 2.2, None);
+        warm.contention_ms = Some(0.3);
+        let unmeasured = record(Outcome::Timeout, 3000.0, None);
+        for r in [cold, warm, unmeasured] {
+            meter.record(r);
+        }
+        meter.record(record(Outcome::Throttled, 0.0, None));
+        // WHEN the totals are read
+        let totals = meter.totals("orders");
+        let without = totals.without_contention.clone().expect("kept beside");
+        // THEN the measured bill is unchanged: ceil(13.4) + ceil(2.2) + 3000
+        assert_eq!(totals.billed_ms, 14 + 3 + 3000);
+        // AND AWS's re-rounds each invocation without its contention:
+        // ceil(12.2) + ceil(1.9) + 3000
+        assert_eq!(without.billed_ms, 13 + 2 + 3000);
+        assert!((without.contention_ms - 1.5).abs() < 1e-9);
+        assert_eq!(without.measured_invocations, 2);
+        assert!((without.duration_ms - (2.2 + 1.9 + 3000.0)).abs() < 1e-9);
+        let gb_s = |ms: f64| ms * 128.0 / 1024.0 / 1000.0;
+        assert!((without.gb_seconds - gb_s(3015.0)).abs() < 1e-12);
+        // AND the contract's figure is the measured one
+        assert!((totals.contention_ms() - 1.5).abs() < 1e-9);
     }
 }

@@ -112,6 +112,7 @@ impl LambdaService {
                 let usage = inner.concurrency.function(name);
                 let (log_events, log_bytes) = function.log.ingested();
                 let cpu = function.cpu();
+                let totals = inner.meter.totals(name);
                 let provider = function
                     .config
                     .managed
@@ -134,11 +135,14 @@ impl LambdaService {
                     concurrent_executions: usage.now,
                     peak_concurrent_executions: usage.peak,
                     environments: function.process_ids().len(),
+                    // Present before the first invocation too: a reader
+                    // takes a missing one for an older local cloud.
+                    without_contention: Some(totals.without_contention.unwrap_or_default()),
                     capacity_provider: provider.map(str::to_string),
                     instance_seconds: provider
                         .and_then(|p| shares.get(p)?.get(name).copied())
                         .unwrap_or(0.0),
-                    ..inner.meter.totals(name)
+                    ..totals
                 };
                 (name.clone(), metrics)
             })

@@ -189,6 +189,12 @@ pub struct FunctionMetrics {
     /// Part of `duration_ms` (and so of `billed_ms`) that the model added
     /// ([`CpuShareMode::Model`]); 0 otherwise.
     pub modeled_cpu_ms: f64,
+    /// Its invocations as AWS would bill them: this machine's contention,
+    /// measured within each invocation, taken out. Absent (`None`) in
+    /// documents of local clouds that did not measure it, whose readers fall
+    /// back on `run_queue_wait_ms - throttled_ms` ([`Self::contention_ms`]).
+    #[serde(default)]
+    pub without_contention: Option<WithoutContention>,
     pub concurrent_executions: u32,
     pub peak_concurrent_executions: u32,
     /// Execution environments alive now (busy or warm).
@@ -213,12 +219,45 @@ impl FunctionMetrics {
     });
 
     /// Billed time that was this machine's contention rather than the
-    /// quota: run-queue waits beyond the quota's hold-backs. A thread woken
-    /// while its group is throttled waits on the run queue for the group's
-    /// next period, so the waits hold the throttled time; a lower bound
-    /// where they do not (a thread throttled while running leaves the queue
-    /// on Linux 6.18 and later) or where two threads were held back at once.
+    /// quota: [`WithoutContention::contention_ms`], measured within each
+    /// invocation. A document without it (an older local cloud) has the
+    /// run-queue waits beyond the quota's hold-backs instead, summed over
+    /// every thread, inside invocations and between them: several times the
+    /// contention that lengthened the invocations.
     pub fn contention_ms(&self) -> f64 {
-        (self.run_queue_wait_ms - self.throttled_ms).max(0.0)
+        match &self.without_contention {
+            Some(without) => without.contention_ms,
+            None => (self.run_queue_wait_ms - self.throttled_ms).max(0.0),
+        }
     }
+}
+
+/// A function's invocations with this machine's contention taken out: the
+/// durations and the bill AWS would give the same code, beside the measured
+/// ones of [`FunctionMetrics`]. Its counters are running totals like theirs.
+///
+/// An invocation's contention is the time its environment's threads waited
+/// for a core beyond what its CPU quota held back, within the invocation
+/// (from the event handed to the runtime to its answer): per invocation the
+/// largest growth of one thread's run-queue wait, less the group's throttled
+/// time, clamped to [0, its duration]; a lower bound of the time some thread
+/// waited for a reason other than the quota (the local cloud's `contention`
+/// module says why).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WithoutContention {
+    /// The invocations' contention, summed.
+    pub contention_ms: f64,
+    /// Invocations whose contention was measured: those that answered, in
+    /// an environment whose threads could be read; the others count none.
+    pub measured_invocations: u64,
+    /// `duration_ms` less each invocation's contention.
+    pub duration_ms: f64,
+    /// `ceil(duration - contention + init)` per invocation, summed: the
+    /// billed duration re-rounded as Lambda rounds it, to the next ms
+    /// (<https://aws.amazon.com/lambda/pricing/>: "rounded up to the nearest
+    /// 1 ms").
+    pub billed_ms: u64,
+    /// [`gb_seconds`] of each invocation's `billed_ms`, summed.
+    pub gb_seconds: f64,
 }

@@ -117,9 +117,21 @@ pub struct FunctionFigures {
     /// Time its threads were runnable but waiting for a core (the quota's
     /// hold-backs plus this machine's contention).
     pub run_queue_wait_ms: f64,
-    /// Run-queue wait beyond the throttled time: this machine's contention,
-    /// billed here but not on AWS (`FunctionMetrics::contention_ms`).
+    /// This machine's contention, billed here but not on AWS
+    /// (`FunctionMetrics::contention_ms`): measured within each invocation
+    /// where `contention_measured` is set, else (older local clouds) the
+    /// whole run's run-queue wait beyond the throttled time.
     pub contention_ms: f64,
+    /// Whether `contention_ms` was measured within the invocations (and
+    /// the `*_without_contention` figures are known).
+    pub contention_measured: bool,
+    /// The invocations' durations as measured, summed.
+    pub duration_ms: f64,
+    /// `duration_ms` and `billed_ms` as AWS would bill them: each
+    /// invocation's contention taken out, the billed ms rounded up again
+    /// per invocation; `None` where the contention was not measured.
+    pub duration_ms_without_contention: Option<f64>,
+    pub billed_ms_without_contention: Option<f64>,
     /// Part of `billed_ms` the CPU share model added (mode `model`).
     pub modeled_cpu_ms: f64,
     /// On Lambda Managed Instances: its capacity provider, instance type and
@@ -133,6 +145,19 @@ impl FunctionFigures {
         self.thread_cpu_ms
             .get(conduit::passwords::THREAD_NAME)
             .copied()
+    }
+
+    /// Contention per invocation, in ms (`None` without invocations).
+    pub fn contention_ms_per_invocation(&self) -> Option<f64> {
+        (self.invocations > 0.0).then(|| self.contention_ms / self.invocations)
+    }
+
+    /// Billed ms as AWS would bill them: as measured where known, else
+    /// (results of older local clouds) `billed_ms - contention_ms`, not
+    /// rounded again.
+    pub fn billed_ms_as_aws(&self) -> f64 {
+        self.billed_ms_without_contention
+            .unwrap_or((self.billed_ms - self.contention_ms).max(0.0))
     }
 }
 
@@ -200,6 +225,45 @@ impl RunMetering {
         let contention: f64 = self.functions.values().map(|f| f.contention_ms).sum();
         (billed > 0.0).then(|| contention / billed)
     }
+
+    /// Whether every function's contention was measured within its
+    /// invocations (else it is the older whole-run figure).
+    pub fn contention_measured(&self) -> bool {
+        self.functions
+            .values()
+            .all(|f| f.contention_measured || f.invocations == 0.0)
+    }
+
+    /// The functions' billed ms, as measured and as AWS would bill them
+    /// ([`FunctionFigures::billed_ms_as_aws`]).
+    pub fn billed_ms(&self) -> (f64, f64) {
+        let functions = self.functions.values();
+        let measured = functions.clone().map(|f| f.billed_ms).sum();
+        (
+            measured,
+            functions.map(FunctionFigures::billed_ms_as_aws).sum(),
+        )
+    }
+
+    /// The dollars of `cost` that were this machine's contention: its
+    /// Lambda duration line times the share of the billed GB-seconds that
+    /// taking the contention out removes. Exact where the duration is
+    /// priced per GB-s at one price (one architecture, a run far below the
+    /// first volume tier's 6 billion GB-s); functions on Lambda Managed
+    /// Instances bill no duration and are left out. `None` without a
+    /// duration line or billed time.
+    pub fn contention_usd(&self, cost: &crate::results::CostFigures) -> Option<f64> {
+        let duration_usd = cost
+            .by_line
+            .iter()
+            .find(|l| l.heading == "Lambda duration")?
+            .usd;
+        let on_demand = || self.functions.values().filter(|f| f.managed.is_none());
+        let gb_ms = |ms: f64, f: &FunctionFigures| ms * f.memory_mb;
+        let billed: f64 = on_demand().map(|f| gb_ms(f.billed_ms, f)).sum();
+        let as_aws: f64 = on_demand().map(|f| gb_ms(f.billed_ms_as_aws(), f)).sum();
+        (billed > 0.0).then(|| duration_usd * (1.0 - as_aws / billed).max(0.0))
+    }
 }
 
 /// Keeps only the variant's API, functions and queues (and every table with
@@ -252,6 +316,16 @@ pub fn figures(restricted: &Value) -> Result<RunMetering, MeteringError> {
                 run_queue_wait_ms: f.run_queue_wait_ms,
                 // Of the run's waits: the delta's counters, so the run's own.
                 contention_ms: f.contention_ms(),
+                contention_measured: f.without_contention.is_some(),
+                duration_ms: f.duration_ms,
+                duration_ms_without_contention: f
+                    .without_contention
+                    .as_ref()
+                    .map(|w| w.duration_ms),
+                billed_ms_without_contention: f
+                    .without_contention
+                    .as_ref()
+                    .map(|w| w.billed_ms as f64),
                 modeled_cpu_ms: f.modeled_cpu_ms,
                 managed: costmodel::sources::localcloud::managed_usage(&doc, f),
             };
@@ -314,6 +388,27 @@ pub fn usage(
         label,
         public_requests,
     ))
+}
+
+/// The cost model's input for a restricted delta with the contention taken
+/// out: each on-demand function billed as AWS would bill it (its
+/// `without_contention` figures, where the local cloud measured them).
+/// Priced like [`usage`], it is the bill AWS would send.
+pub fn usage_without_contention(
+    restricted: &Value,
+    label: &str,
+    public_requests: f64,
+) -> Result<costmodel::Usage, MeteringError> {
+    let doc = MetricsDocument::from_value(restricted.clone())?;
+    let mut usage = costmodel::sources::localcloud::usage(&doc, label, public_requests);
+    for function in usage.lambda.iter_mut().filter(|f| f.managed.is_none()) {
+        let measured = doc.lambda.functions.get(&function.name);
+        if let Some(without) = measured.and_then(|f| f.without_contention.as_ref()) {
+            function.billed_ms_total = without.billed_ms as f64;
+            function.gb_seconds = Some(without.gb_seconds);
+        }
+    }
+    Ok(usage)
 }
 
 fn short_name(arn: &str) -> &str {

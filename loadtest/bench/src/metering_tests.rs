@@ -247,3 +247,103 @@ fn the_recorded_documents_cpu_share_figures_are_read() {
     assert!((backend.contention_ms - 7.5).abs() < 1e-9, "{backend:?}");
     assert_eq!(backend.modeled_cpu_ms, 0.0);
 }
+
+/// A document with one 128 MB function of the orders-direct path: 100
+/// invocations of 5 ms billed each, `contention_ms` of it this machine's;
+/// `with_figures` whether the local cloud measured it per invocation.
+fn contended(contention_ms: f64, billed_without: u64, with_figures: bool) -> Value {
+    let billed = 500u64;
+    let mut doc = MetricsDocument::new();
+    let function = localcloud_metrics::FunctionMetrics {
+        memory_mb: 128,
+        invocations: 100,
+        duration_ms: 450.0,
+        billed_ms: billed,
+        gb_seconds: localcloud_metrics::gb_seconds(billed as f64, 128.0),
+        without_contention: with_figures.then(|| localcloud_metrics::lambda::WithoutContention {
+            contention_ms,
+            measured_invocations: 100,
+            duration_ms: 450.0 - contention_ms,
+            billed_ms: billed_without,
+            gb_seconds: localcloud_metrics::gb_seconds(billed_without as f64, 128.0),
+        }),
+        ..Default::default()
+    };
+    doc.lambda
+        .functions
+        .insert("bench-OrdersBackendFunction".into(), function);
+    let mut api = localcloud_metrics::ApiMetrics::new(
+        localcloud_metrics::ApiKind::Http,
+        "OrdersDirectApi",
+        "abc",
+    );
+    api.metered_requests = 100;
+    doc.apis.insert("OrdersDirectApi".into(), api);
+    serde_json::to_value(doc).unwrap()
+}
+
+#[test]
+fn contention_measured_per_invocation_is_read_with_the_bill_as_aws_would_send_it() {
+    // GIVEN a run whose 100 invocations waited 120 ms for a core, billed
+    // 390 ms instead of 500 without it
+    let d = delta(&json!({}), &contended(120.0, 390, true)).unwrap();
+    // WHEN its figures are taken
+    let m = figures(&restrict(&d, &ORDERS_DIRECT)).unwrap();
+    let f = &m.functions["bench-OrdersBackendFunction"];
+    // THEN the contention is the measured one, per invocation too
+    assert!(f.contention_measured && m.contention_measured());
+    assert_eq!(f.contention_ms, 120.0);
+    assert_eq!(f.contention_ms_per_invocation(), Some(1.2));
+    // AND durations and billed ms as AWS would bill them are beside the measured
+    assert_eq!(f.duration_ms, 450.0);
+    assert_eq!(f.duration_ms_without_contention, Some(330.0));
+    assert_eq!(f.billed_ms_without_contention, Some(390.0));
+    assert_eq!(m.billed_ms(), (500.0, 390.0));
+}
+
+#[test]
+fn the_bill_without_contention_prices_what_the_report_takes_out() {
+    // GIVEN the run above, from a fresh local cloud
+    let d = restrict(&contended(120.0, 390, true), &ORDERS_DIRECT);
+    let pricing = crate::pricing::Pricing::load(None, None, None).unwrap();
+    // WHEN the cost model prices its usage as measured and as AWS would bill it
+    let raw = usage(&d, "orders-direct", 100.0).unwrap();
+    let as_aws = usage_without_contention(&d, "orders-direct", 100.0).unwrap();
+    assert_eq!(as_aws.lambda[0].billed_ms_total, 390.0);
+    let measured = pricing.price(&raw, 100, "x86_64").unwrap();
+    let without = pricing.price(&as_aws, 100, "x86_64").unwrap();
+    // THEN the bills differ by the duration line only, by 110/500 of it
+    let duration = |c: &crate::results::CostFigures| {
+        c.by_line
+            .iter()
+            .find(|l| l.heading == "Lambda duration")
+            .unwrap()
+            .usd
+    };
+    assert!((duration(&without) / duration(&measured) - 390.0 / 500.0).abs() < 1e-9);
+    // AND the report's figure, taken from the measured bill, is that difference
+    let m = figures(&d).unwrap();
+    let taken_out = m.contention_usd(&measured).unwrap();
+    assert!(taken_out > 0.0);
+    assert!(
+        (measured.total_usd - without.total_usd - taken_out).abs() < 1e-12,
+        "{} - {} against {taken_out}",
+        measured.total_usd,
+        without.total_usd
+    );
+}
+
+#[test]
+fn a_document_without_per_invocation_contention_keeps_the_whole_run_figure() {
+    // GIVEN a run of an older local cloud: no per-invocation figures
+    let d = restrict(&contended(0.0, 0, false), &ORDERS_DIRECT);
+    // WHEN its figures and its bill as AWS would send it are taken
+    let m = figures(&d).unwrap();
+    let as_aws = usage_without_contention(&d, "orders-direct", 100.0).unwrap();
+    // THEN nothing is measured and the bill is the measured one
+    assert!(!m.contention_measured());
+    let f = &m.functions["bench-OrdersBackendFunction"];
+    assert_eq!(f.billed_ms_without_contention, None);
+    assert_eq!(f.billed_ms_as_aws(), 500.0);
+    assert_eq!(as_aws.lambda[0].billed_ms_total, 500.0);
+}

@@ -1,17 +1,21 @@
 //! Which CPU share produced a run's durations (`localcloud serve
 //! --cpu-share`), and how much of its billed time was this machine's
-//! contention rather than the quota AWS applies.
+//! contention rather than the quota AWS applies: per invocation, in dollars,
+//! and the durations and dollars as AWS would bill them beside the measured
+//! ones.
 
 use localcloud_metrics::{CpuShareMetrics, CpuShareMode};
 
 use crate::results::RunRecord;
 use crate::target::CpuShare;
 
-/// Contention above this share of the billed time is reported as a warning.
+/// With no interval known for the cost per successful request, taking the
+/// contention out must move it by more than this share of it to be warned of.
 pub const CONTENTION_WARNING: f64 = 0.05;
 
 /// What the reports say about one run's CPU: the mode, its contention, and a
-/// warning when the contention is over [`CONTENTION_WARNING`].
+/// warning when taking the contention out moves the cost per successful
+/// request out of its interval ([`contention_warning`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CpuNote {
     pub mode: String,
@@ -71,25 +75,90 @@ pub fn note(r: &RunRecord) -> Option<CpuNote> {
     );
     let share = metering.contention_share();
     let contention_ms: f64 = metering.functions.values().map(|f| f.contention_ms).sum();
-    let billed_ms: f64 = metering.functions.values().map(|f| f.billed_ms).sum();
+    let invocations: f64 = metering.functions.values().map(|f| f.invocations).sum();
+    let (billed_ms, billed_as_aws) = metering.billed_ms();
+    let dollars = cost_as_aws(r);
     let contention = share.map(|s| {
-        format!(
-            "contention {:.1} % of the billed time ({contention_ms:.0} ms of {billed_ms:.0} ms waiting for a core beyond the quota)",
-            s * 100.0
-        )
+        let mut text = if metering.contention_measured() {
+            format!(
+                "contention {:.3} ms per invocation, {:.1} % of the billed time ({contention_ms:.0} ms of {billed_ms:.0} ms waiting for a core beyond the quota, within the invocations)",
+                if invocations > 0.0 { contention_ms / invocations } else { 0.0 },
+                s * 100.0
+            )
+        } else {
+            format!(
+                "contention {:.1} % of the billed time ({contention_ms:.0} ms of {billed_ms:.0} ms waiting for a core beyond the quota, all threads over the whole run: results before it was measured per invocation)",
+                s * 100.0
+            )
+        };
+        text.push_str(&format!(
+            "; as AWS would bill them: {billed_as_aws:.0} ms billed"
+        ));
+        if let Some((raw, as_aws)) = dollars {
+            text.push_str(&format!(
+                ", ${as_aws:.4} per million successful requests against ${raw:.4} as measured (contention ${:.4})",
+                raw - as_aws
+            ));
+        }
+        text
     });
-    let warning = share.filter(|s| *s > CONTENTION_WARNING).map(|s| {
-        format!(
-            "WARNING: contention was {:.1} % of the billed time (over {:.0} %): the functions waited for this machine's cores beyond their CPU share, so these durations and their cost overstate AWS's; run fewer users or on more cores",
-            s * 100.0,
-            CONTENTION_WARNING * 100.0
-        )
-    });
+    // The per-record 95 % interval of the cost per successful request
+    // (`RunRecord::spread`'s `usd_per_million_ok`, being added) goes here
+    // in place of `None`.
+    let warning = dollars.and_then(|(raw, as_aws)| contention_warning(raw, as_aws, None));
     Some(CpuNote {
         mode,
         contention,
         warning,
     })
+}
+
+/// The run's dollars per million successful requests as measured and as AWS
+/// would bill them (its contention's dollars taken out); `None` for a run
+/// not priced or without a success.
+pub fn cost_as_aws(r: &RunRecord) -> Option<(f64, f64)> {
+    let cost = r.cost.as_ref()?;
+    let raw = cost.usd_per_million_successful?;
+    let successes = r.summary.successes as f64;
+    let contention = r.metering.as_ref()?.contention_usd(cost).unwrap_or(0.0);
+    Some((raw, raw - contention / successes * 1e6))
+}
+
+/// Whether taking this machine's contention out of a run's bill moves the
+/// figure the verdicts read, its dollars per million successful requests,
+/// enough to change what they say: out of the figure's 95 % `interval`
+/// (low, high) where one is known, else by more than [`CONTENTION_WARNING`]
+/// of the measured figure. An interval of no width (a run no failure moved)
+/// says nothing of how far the figure could go, and counts as unknown. The
+/// warning, if so.
+pub fn contention_warning(
+    raw_per_m_ok: f64,
+    deducted_per_m_ok: f64,
+    interval: Option<(f64, f64)>,
+) -> Option<String> {
+    let moved = raw_per_m_ok - deducted_per_m_ok;
+    let share = if raw_per_m_ok > 0.0 {
+        moved / raw_per_m_ok
+    } else {
+        0.0
+    };
+    let beyond = match interval.filter(|(low, high)| high > low) {
+        Some((low, high)) => {
+            if (low..=high).contains(&deducted_per_m_ok) {
+                return None;
+            }
+            format!("outside its 95 % interval (${low:.4}-${high:.4})")
+        }
+        None if share > CONTENTION_WARNING => format!(
+            "over {:.0} % of it, no interval known",
+            CONTENTION_WARNING * 100.0
+        ),
+        None => return None,
+    };
+    Some(format!(
+        "WARNING: contention moves the cost per million successful requests from ${raw_per_m_ok:.4} as measured to ${deducted_per_m_ok:.4} as AWS would bill it ({:.1} %, {beyond}): the functions waited for this machine's cores beyond their CPU share, so the measured durations and their cost overstate AWS's; read the figures as AWS would bill them, or run fewer users or on more cores",
+        share * 100.0
+    ))
 }
 
 #[cfg(test)]
@@ -126,28 +195,109 @@ mod tests {
     }
 
     #[test]
-    fn contention_over_five_percent_of_the_billed_time_is_a_warning() {
-        // GIVEN a run whose functions waited for a core 1 % of their billed time
-        let mut record = testdata::results().records[0].clone();
+    fn old_results_say_their_contention_was_taken_over_the_whole_run() {
+        // GIVEN a run of results before per-invocation contention, whose
+        // functions waited for a core 1 % of their billed time
+        let record = testdata::results().records[0].clone();
+        // WHEN noted
         let calm = note(&record).unwrap();
-        assert!(calm.warning.is_none(), "{calm:?}");
+        // THEN the share is said with where it came from, and no warning
+        let text = calm.contention.as_deref().unwrap();
         assert!(
-            calm.contention
-                .as_deref()
-                .unwrap()
-                .starts_with("contention 1.0 % of the billed time"),
-            "{calm:?}"
+            text.starts_with("contention 1.0 % of the billed time"),
+            "{text}"
         );
-        // WHEN one of its functions waited 12 % of the run's billed time
-        let metering = record.metering.as_mut().unwrap();
-        let billed: f64 = metering.functions.values().map(|f| f.billed_ms).sum();
-        let first = metering.functions.values_mut().next().unwrap();
-        first.contention_ms += 0.11 * billed;
-        // THEN the note warns, with the share
-        let busy = note(&record).unwrap();
-        let warning = busy.warning.expect("over 5 %");
+        assert!(text.contains("over the whole run"), "{text}");
+        assert!(calm.warning.is_none(), "{calm:?}");
+    }
+
+    /// The testdata's first run with every function's contention measured
+    /// per invocation: `per_invocation_ms` each, billed without it
+    /// `billed_share` of the measured billed time.
+    fn measured(per_invocation_ms: f64, billed_share: f64) -> RunRecord {
+        let mut record = testdata::results().records[0].clone();
+        for f in record.metering.as_mut().unwrap().functions.values_mut() {
+            f.contention_measured = true;
+            f.contention_ms = per_invocation_ms * f.invocations;
+            f.billed_ms_without_contention = Some(f.billed_ms * billed_share);
+        }
+        record
+    }
+
+    #[test]
+    fn measured_contention_is_given_per_invocation_and_in_dollars_beside_the_bill() {
+        // GIVEN a run whose invocations waited 0.02 ms each, billed 1 % less without
+        let record = measured(0.02, 0.99);
+        // WHEN noted
+        let text = note(&record).unwrap().contention.unwrap();
+        // THEN the contention is per invocation, and AWS's bill is beside the measured one
         assert!(
-            warning.starts_with("WARNING: contention was 12.0 % of the billed time (over 5 %)"),
+            text.starts_with("contention 0.020 ms per invocation, "),
+            "{text}"
+        );
+        let (raw, as_aws) = cost_as_aws(&record).unwrap();
+        let cost = record.cost.as_ref().unwrap();
+        let duration = cost.by_line.iter().find(|l| l.heading == "Lambda duration");
+        let duration = duration.unwrap().usd;
+        let per_m_ok = |usd: f64| usd / record.summary.successes as f64 * 1e6;
+        // AND the dollars taken out are 1 % of the duration line's
+        assert!(
+            (raw - as_aws - per_m_ok(duration * 0.01)).abs() < 1e-9,
+            "{raw} {as_aws}"
+        );
+        assert!(
+            text.contains(&format!(
+                ", ${as_aws:.4} per million successful requests against ${raw:.4} as measured"
+            )),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_deduction_within_the_interval_is_no_warning_and_one_outside_is() {
+        // GIVEN a cost of $2.00 per million ok requests, $1.90 without contention
+        // WHEN its interval holds $1.90, THEN no warning
+        assert_eq!(contention_warning(2.0, 1.9, Some((1.85, 2.1))), None);
+        // WHEN it does not, THEN the warning says both figures and the interval
+        let warning = contention_warning(2.0, 1.9, Some((1.95, 2.05))).unwrap();
+        assert!(
+            warning.starts_with("WARNING: contention moves the cost per million successful requests from $2.0000 as measured to $1.9000 as AWS would bill it (5.0 %, outside its 95 % interval ($1.9500-$2.0500))"),
+            "{warning}"
+        );
+    }
+
+    #[test]
+    fn without_an_interval_only_a_move_over_five_percent_is_a_warning() {
+        assert_eq!(contention_warning(2.0, 1.91, None), None, "4.5 %");
+        assert_eq!(
+            contention_warning(2.0, 1.91, Some((2.0, 2.0))),
+            None,
+            "an interval of no width is no interval"
+        );
+        assert_eq!(contention_warning(0.0, 0.0, None), None, "nothing billed");
+        let warning = contention_warning(2.0, 1.89, None).unwrap();
+        assert!(
+            warning.contains("(5.5 %, over 5 % of it, no interval known)"),
+            "{warning}"
+        );
+    }
+
+    #[test]
+    fn a_run_warns_only_when_its_measured_contention_moves_its_cost_enough() {
+        // GIVEN two runs: one billed 1 % less without contention, one 40 % less
+        let calm = note(&measured(0.02, 0.99)).unwrap();
+        let busy_record = measured(2.0, 0.6);
+        let busy = note(&busy_record).unwrap();
+        // THEN the calm one is not warned of
+        assert!(calm.warning.is_none(), "{calm:?}");
+        // AND the busy one is, with its figures
+        let (raw, as_aws) = cost_as_aws(&busy_record).unwrap();
+        assert!((raw - as_aws) / raw > CONTENTION_WARNING, "{raw} {as_aws}");
+        let warning = busy.warning.expect("moved over 5 %");
+        assert!(
+            warning.starts_with(&format!(
+                "WARNING: contention moves the cost per million successful requests from ${raw:.4}"
+            )),
             "{warning}"
         );
     }
@@ -170,13 +320,10 @@ mod tests {
     }
 
     #[test]
-    fn just_under_five_percent_is_no_warning_and_a_remote_run_has_no_note() {
+    fn a_remote_run_has_no_note() {
         let mut record = testdata::results().records[0].clone();
-        for f in record.metering.as_mut().unwrap().functions.values_mut() {
-            f.contention_ms = f.billed_ms * 0.0499;
-        }
-        assert!(note(&record).unwrap().warning.is_none());
         record.metering = None;
         assert_eq!(note(&record), None);
+        assert_eq!(cost_as_aws(&record), None);
     }
 }

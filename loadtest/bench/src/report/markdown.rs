@@ -94,7 +94,8 @@ fn verdict_first(results: &Results) -> String {
 }
 
 /// Per run: which CPU share produced its durations and its contention, a
-/// warning when the contention is over 5 % of the billed time.
+/// warning when taking it out moves the cost per successful request out of
+/// its interval (`cpu_share::contention_warning`).
 fn cpu_share_section(results: &Results) -> String {
     let mut md = String::new();
     if let Some(asked) = results.cpu_share {
@@ -394,12 +395,12 @@ mod tests {
 
     #[test]
     fn each_run_says_its_cpu_share_and_a_busy_machine_is_warned_of() {
-        // GIVEN runs on cgroup v1, the first of which waited for a core 8 %
+        // GIVEN runs on cgroup v1, the first of which waited for a core 60 %
         // of its billed time
         let mut results = testdata::results();
         let metering = results.records[0].metering.as_mut().unwrap();
         for f in metering.functions.values_mut() {
-            f.contention_ms = f.billed_ms * 0.08;
+            f.contention_ms = f.billed_ms * 0.6;
         }
         // WHEN summarised
         let md = summary(&results);
@@ -413,7 +414,7 @@ mod tests {
         // AND the busy run alone has a warning
         assert_eq!(md.matches("WARNING: contention").count(), 1, "{md}");
         assert!(
-            md.contains("- **orders-baseline / orders-direct: WARNING: contention was 8.0 % of the billed time (over 5 %)"),
+            md.contains("- **orders-baseline / orders-direct: WARNING: contention moves the cost per million successful requests from $"),
             "{md}"
         );
     }

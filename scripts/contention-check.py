@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Contention as the local cloud measures it, idle and with CPU hogs (issue 43).
+
+Starts `localcloud serve --template template.yaml` (default `--cpu-share aws`),
+seeds the Conduit tables with the bench's quick data set (`conduit-seed`),
+warms the monolith up, then for each round sends REQUESTS sequential
+`GET /api/articles` through the HTTP API at RATE per second and reads the
+monolith's figures from `GET /_localcloud/metrics` before and after:
+billed ms, contention (per invocation, and as a share of the billed time),
+durations and billed ms as AWS would bill them (contention taken out), and
+the older whole-run figure (run-queue waits of every thread minus the
+throttled time) beside it. Rounds: `idle`, then `hog` with one busy
+`sh -c 'while :; do :; done'` per core (ended after the round).
+
+Acceptance (docs/cpu-share.md, "Contention is not quota"): idle, contention
+under 1 % of the billed time; with the hogs, contention shows and the
+durations as AWS would bill them stay within 10 % of the idle round's.
+
+    scripts/contention-check.py                      # target/release, 200 requests at 10/s
+    BINARIES_DIR=/tmp/bin REQUESTS=200 RATE=10 HOGS=2 scripts/contention-check.py
+    ROUNDS=idle,hog,idle scripts/contention-check.py
+
+Exits 1 if a criterion fails. Sends traffic to 127.0.0.1 only.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.abspath(os.environ.get("BINARIES_DIR", os.path.join(ROOT, "target/release")))
+REQUESTS = int(os.environ.get("REQUESTS", "200"))
+RATE = float(os.environ.get("RATE", "10"))
+HOGS = int(os.environ.get("HOGS", str(os.cpu_count() or 2)))
+ROUNDS = os.environ.get("ROUNDS", "idle,hog").split(",")
+CPU_SHARE = os.environ.get("CPU_SHARE", "aws")
+FUNCTION = "ConduitMonolithFunction"
+
+
+def get(url, timeout=10):
+    with urllib.request.urlopen(url, timeout=timeout) as response:
+        return response.status, response.read()
+
+
+def metrics(endpoint, name):
+    doc = json.loads(get(f"{endpoint}/_localcloud/metrics")[1])
+    return doc["lambda"]["cpu_share"]["mode"], doc["lambda"]["functions"][name]
+
+
+def run_round(api, endpoint, name):
+    before = metrics(endpoint, name)[1]
+    period = 1.0 / RATE
+    next_at = time.monotonic()
+    failed = 0
+    for _ in range(REQUESTS):
+        now = time.monotonic()
+        if next_at > now:
+            time.sleep(next_at - now)
+        next_at += period
+        try:
+            status, _ = get(f"{api}/api/articles")
+            failed += status != 200
+        except Exception:
+            failed += 1
+    mode, after = metrics(endpoint, name)
+    d = lambda key: after[key] - before[key]
+    wa, wb = after.get("without_contention"), before.get("without_contention")
+    if wa is None or wb is None:
+        sys.exit("this local cloud does not measure contention per invocation")
+    w = lambda key: wa[key] - wb[key]
+    invocations = d("invocations")
+    return {
+        "mode": mode,
+        "failed": failed,
+        "invocations": invocations,
+        "duration_ms": d("duration_ms"),
+        "billed_ms": d("billed_ms"),
+        "contention_ms": w("contention_ms"),
+        "measured": w("measured_invocations"),
+        "duration_as_aws_ms": w("duration_ms"),
+        "billed_as_aws_ms": w("billed_ms"),
+        "whole_run_ms": max(0.0, d("run_queue_wait_ms") - d("throttled_ms")),
+        "throttled_ms": d("throttled_ms"),
+        "cpu_ms": d("cpu_ms"),
+    }
+
+
+def describe(label, r):
+    n = max(r["invocations"], 1)
+    share = r["contention_ms"] / r["billed_ms"] if r["billed_ms"] else 0.0
+    print(
+        f"{label}: {r['invocations']} invocations ({r['failed']} failed requests), mode {r['mode']}\n"
+        f"  measured:        duration {r['duration_ms']:.1f} ms ({r['duration_ms'] / n:.3f} each), billed {r['billed_ms']} ms\n"
+        f"  contention:      {r['contention_ms']:.2f} ms ({r['contention_ms'] / n:.4f} ms per invocation, "
+        f"{share * 100:.2f} % of the billed time; {r['measured']} measured)\n"
+        f"  as AWS bills:    duration {r['duration_as_aws_ms']:.1f} ms ({r['duration_as_aws_ms'] / n:.3f} each), "
+        f"billed {r['billed_as_aws_ms']} ms\n"
+        f"  older figure:    {r['whole_run_ms']:.1f} ms of run-queue wait beyond {r['throttled_ms']:.1f} ms throttled, "
+        f"all threads, whole run ({r['whole_run_ms'] / r['billed_ms'] * 100 if r['billed_ms'] else 0:.1f} % of the billed time)\n"
+        f"  function CPU:    {r['cpu_ms']:.0f} ms"
+    )
+    return share
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="contention-")
+    endpoints = os.path.join(work, "endpoints.json")
+    server = subprocess.Popen(
+        [
+            f"{BIN}/localcloud", "serve", "--bind", "127.0.0.1:0",
+            "--template", os.path.join(ROOT, "template.yaml"),
+            "--binaries-dir", BIN, "--cpu-share", CPU_SHARE,
+            "--log-dir", os.path.join(work, "logs"), "--endpoints-file", endpoints,
+            "--parameter-overrides", "JwtSecret=" + "x" * 40,
+        ],
+        stdout=open(os.path.join(work, "localcloud.log"), "w"),
+        stderr=subprocess.STDOUT,
+    )
+    hogs = []
+    try:
+        for _ in range(300):
+            if os.path.exists(endpoints) and os.path.getsize(endpoints) > 0:
+                break
+            time.sleep(0.1)
+        ep = json.load(open(endpoints))
+        endpoint = ep["endpoint"]
+        api = ep["apis"]["ConduitApi"].rstrip("/")
+        name = ep["functions"][FUNCTION]
+        env = dict(os.environ, AWS_ENDPOINT_URL=endpoint, AWS_ACCESS_KEY_ID="test",
+                   AWS_SECRET_ACCESS_KEY="test", AWS_REGION="us-east-1")
+        subprocess.run(
+            [f"{BIN}/conduit-seed", "--users", "200", "--articles", "2000", "--comments", "10000",
+             "--users-table", "local-conduit-users", "--follows-table", "local-conduit-follows",
+             "--articles-table", "local-conduit-articles", "--comments-table", "local-conduit-comments"],
+            env=env, check=True, stdout=subprocess.DEVNULL,
+        )
+        for _ in range(20):
+            get(f"{api}/api/articles")
+        results = {}
+        for label in ROUNDS:
+            if label == "hog":
+                hogs = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(HOGS)]
+                time.sleep(1)
+            results.setdefault(label, []).append(run_round(api, endpoint, name))
+            for hog in hogs:
+                hog.kill()
+                hog.wait()
+            hogs = []
+            describe(f"{label} ({HOGS} hogs)" if label == "hog" else label, results[label][-1])
+    finally:
+        for hog in hogs:
+            hog.kill()
+        server.terminate()
+        server.wait()
+    ok = True
+    for idle in results.get("idle", []):
+        share = idle["contention_ms"] / idle["billed_ms"]
+        verdict = share < 0.01
+        ok &= verdict
+        print(f"idle contention {share * 100:.2f} % of the billed time: {'ok' if verdict else 'FAILED'} (< 1 %)")
+    if results.get("idle") and results.get("hog"):
+        idle = results["idle"][0]
+        for hog in results["hog"]:
+            each = lambda r: r["duration_as_aws_ms"] / max(r["invocations"], 1)
+            moved = each(hog) / each(idle) - 1
+            verdict = abs(moved) <= 0.10 and hog["contention_ms"] > 0
+            ok &= verdict
+            print(
+                f"hog: contention {hog['contention_ms'] / max(hog['invocations'], 1):.3f} ms per invocation; "
+                f"durations as AWS bills {each(hog):.3f} ms against {each(idle):.3f} idle ({moved * 100:+.1f} %): "
+                f"{'ok' if verdict else 'FAILED'} (within 10 %)"
+            )
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
