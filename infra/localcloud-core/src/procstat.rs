@@ -82,14 +82,17 @@ fn parse_run_queue_wait_ms(schedstat: &str) -> Option<f64> {
 
 /// One process's threads, read again and again through files kept open:
 /// Lambda reads every thread's run-queue wait at both ends of each
-/// invocation, and opening `task/<tid>/schedstat` by path each time would
-/// add an open and a close per thread, and a listing of the threads. The thread list
+/// invocation, and its CPU by thread after invocations, and opening
+/// `task/<tid>/schedstat` and `stat` by path each time added an open and a
+/// close per thread and file, and a listing of the threads. The thread list
 /// is read again only when the thread count changes (the link count of
 /// `/proc/<pid>/task` is 2 plus the threads: one `fstat`) or a thread's
 /// file stops answering (it ended, maybe with a new one in its place).
 pub struct ThreadReader {
     pid: u32,
     task_dir: std::fs::File,
+    /// The process's `stat`, opened at the first CPU reading.
+    stat: Option<std::fs::File>,
     threads: Vec<HeldThread>,
     buffer: Vec<u8>,
 }
@@ -97,6 +100,8 @@ pub struct ThreadReader {
 struct HeldThread {
     tid: u32,
     schedstat: std::fs::File,
+    /// Its `stat`, opened at the first CPU reading.
+    stat: Option<std::fs::File>,
 }
 
 impl ThreadReader {
@@ -106,6 +111,7 @@ impl ThreadReader {
         let mut reader = Self {
             pid,
             task_dir,
+            stat: None,
             threads: Vec::new(),
             buffer: vec![0; 1024],
         };
@@ -120,6 +126,17 @@ impl ThreadReader {
             out.clear();
             reader.read_listed_waits(out)
         })
+    }
+
+    /// What [`read_cpu`] reads, through the held files; `None` once the
+    /// process is gone.
+    pub fn read_cpu(&mut self) -> Option<CpuReading> {
+        let mut reading = None;
+        self.read_with(|reader| {
+            reading = reader.read_listed_cpu();
+            reading.is_some()
+        });
+        reading
     }
 
     /// Runs `read` over the listed threads, listing them again first if
@@ -152,6 +169,43 @@ impl ThreadReader {
         true
     }
 
+    fn read_listed_cpu(&mut self) -> Option<CpuReading> {
+        let pid = self.pid;
+        let stat = match &self.stat {
+            Some(stat) => stat,
+            None => self
+                .stat
+                .insert(std::fs::File::open(format!("/proc/{pid}/stat")).ok()?),
+        };
+        let (main_name, ticks) = parse_stat(read_at(stat, &mut self.buffer)?)?;
+        let main_name = main_name.to_string();
+        let mut reading = CpuReading {
+            total_ms: ticks_to_ms(ticks),
+            ..CpuReading::default()
+        };
+        for thread in &mut self.threads {
+            let wait =
+                read_at(&thread.schedstat, &mut self.buffer).and_then(parse_run_queue_wait_ms)?;
+            reading.run_queue_waits.push(ThreadWait {
+                tid: thread.tid,
+                ms: wait,
+            });
+            if thread.tid == pid {
+                continue;
+            }
+            let tid = thread.tid;
+            let stat = match &thread.stat {
+                Some(stat) => stat,
+                None => thread
+                    .stat
+                    .insert(std::fs::File::open(format!("/proc/{pid}/task/{tid}/stat")).ok()?),
+            };
+            let text = read_at(stat, &mut self.buffer)?;
+            reading.threads.extend(named_thread(tid, text, &main_name));
+        }
+        Some(reading)
+    }
+
     /// Opens the `schedstat` of threads not yet held and lets go of ended
     /// ones; false once the process is gone.
     fn list_threads(&mut self) -> bool {
@@ -166,7 +220,11 @@ impl ThreadReader {
             let thread = match held.iter().position(|t| t.tid == tid) {
                 Some(i) => held.swap_remove(i),
                 None => match std::fs::File::open(task.path().join("schedstat")) {
-                    Ok(schedstat) => HeldThread { tid, schedstat },
+                    Ok(schedstat) => HeldThread {
+                        tid,
+                        schedstat,
+                        stat: None,
+                    },
                     // Ended since the listing.
                     Err(_) => continue,
                 },
@@ -312,12 +370,14 @@ mod tests {
             })
             .unwrap();
         let own = started.recv().unwrap();
-        // WHEN the process is read
+        // WHEN the process is read, by path and through held files
         let reading = read_cpu(std::process::id()).unwrap();
+        let mut reader = ThreadReader::open(std::process::id()).unwrap();
+        let held = reader.read_cpu().unwrap();
         stop.send(()).unwrap();
         thread.join().unwrap();
         // THEN that thread is listed once, by name, and the main thread is not
-        {
+        for reading in [reading, held] {
             let named: Vec<&ThreadCpu> = reading
                 .threads
                 .iter()
@@ -374,10 +434,12 @@ mod tests {
         let mut read = Vec::new();
         assert!(reader.read_waits(&mut read));
         assert_eq!(read.len(), 1);
+        assert!(reader.read_cpu().is_some());
         child.kill().unwrap();
         child.wait().unwrap();
         assert!(!reader.read_waits(&mut read));
         assert!(read.is_empty());
+        assert_eq!(reader.read_cpu(), None);
     }
 
     #[test]

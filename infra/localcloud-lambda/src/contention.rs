@@ -39,7 +39,7 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use localcloud_core::procstat::{ThreadReader, ThreadWait};
+use localcloud_core::procstat::{CpuReading, ThreadReader, ThreadWait};
 use parking_lot::Mutex;
 
 use crate::cpu_share::ThrottleReader;
@@ -155,6 +155,16 @@ impl ContentionProbe {
         })
     }
 
+    /// The process's CPU by thread, and its group's throttled time, for the
+    /// function's CPU account: through the same held files.
+    pub fn read_cpu(&mut self) -> Option<(CpuReading, Option<f64>)> {
+        let reading = self.threads.read_cpu()?;
+        Some((
+            reading,
+            self.throttles.as_mut().and_then(ThrottleReader::read_ms),
+        ))
+    }
+
     fn read(&mut self) -> bool {
         self.latest_throttled_ms = self.throttles.as_mut().and_then(ThrottleReader::read_ms);
         self.threads.read_waits(&mut self.latest)
@@ -266,7 +276,9 @@ mod tests {
             "{waits:?}"
         );
         assert_eq!(waits.throttled_ms, 0.0);
+        let (reading, throttled) = probe.read_cpu().expect("own process");
         let pid = std::process::id();
-        assert!(probe.latest.iter().any(|t| t.tid == pid));
+        assert!(reading.run_queue_waits.iter().any(|t| t.tid == pid));
+        assert_eq!(throttled, None);
     }
 }

@@ -70,8 +70,18 @@ impl CpuAccount {
     }
 
     /// Takes a reading of a live process.
+    #[cfg(test)]
     pub fn record(&mut self, pid: u32, reading: &CpuReading) {
-        self.live.entry(pid).or_default().record(reading);
+        self.live.entry(pid).or_default().record(reading, None);
+    }
+
+    /// Takes a reading of a live process whose group's throttled time was
+    /// read with it (`None`: read it from the group's `cpu.stat`).
+    pub fn record_throttled(&mut self, pid: u32, reading: &CpuReading, throttled_ms: Option<f64>) {
+        self.live
+            .entry(pid)
+            .or_default()
+            .record(reading, throttled_ms);
     }
 
     /// Moves a process to the exited totals, with its final reading if it
@@ -79,7 +89,7 @@ impl CpuAccount {
     pub fn retire(&mut self, pid: u32, last: Option<&CpuReading>) {
         if let Some(mut process) = self.live.remove(&pid) {
             if let Some(reading) = last {
-                process.record(reading);
+                process.record(reading, None);
             }
             self.exited.add(&process.totals());
         }
@@ -91,7 +101,7 @@ impl CpuAccount {
         let mut all = self.exited.clone();
         for (pid, process) in self.live.iter_mut() {
             if let Some(reading) = read(*pid) {
-                process.record(&reading);
+                process.record(&reading, None);
             }
             all.add(&process.totals());
         }
@@ -143,14 +153,15 @@ impl ThreadCount {
 }
 
 impl ProcessCpu {
-    fn record(&mut self, reading: &CpuReading) {
+    fn record(&mut self, reading: &CpuReading, throttled_ms: Option<f64>) {
         self.ms = self.ms.max(reading.total_ms);
         self.record_waits(reading);
-        if let Some(ms) = self
-            .throttle_source
-            .as_deref()
-            .and_then(crate::cpu_share::read_throttled_ms)
-        {
+        let throttled_ms = throttled_ms.or_else(|| {
+            self.throttle_source
+                .as_deref()
+                .and_then(crate::cpu_share::read_throttled_ms)
+        });
+        if let Some(ms) = throttled_ms {
             self.throttled_ms = self.throttled_ms.max(ms);
         }
         let mut alive = HashMap::with_capacity(reading.threads.len());

@@ -275,6 +275,16 @@ impl Environment {
         self.window.take()
     }
 
+    /// The process's CPU by thread, through the files the contention probe
+    /// holds, with its group's throttled time (`None`: read it from the
+    /// group's `cpu.stat`); by path where there is no probe.
+    pub fn read_cpu_held(&mut self) -> Option<(procstat::CpuReading, Option<f64>)> {
+        match &mut self.probe {
+            Some(probe) => probe.read_cpu(),
+            None => self.read_cpu().map(|reading| (reading, None)),
+        }
+    }
+
     /// Queues an invocation for the runtime's workers; false if the API is closed.
     pub fn dispatch(&self, invocation: Invocation) -> bool {
         self.runtime.dispatch(invocation)

@@ -137,8 +137,13 @@ impl Function {
             return;
         }
         env.last_cpu_sample = Some(Instant::now());
-        if let Some(reading) = env.read_cpu() {
-            self.cpu.lock().record(env.pid, &reading);
+        // Through the files the environment holds open: at a few requests
+        // a second every invocation is sampled, and opening each thread's
+        // files by path cost an open and a close apiece.
+        if let Some((reading, throttled_ms)) = env.read_cpu_held() {
+            self.cpu
+                .lock()
+                .record_throttled(env.pid, &reading, throttled_ms);
         }
     }
 
