@@ -245,19 +245,17 @@ impl RunMetering {
         )
     }
 
-    /// The dollars of `cost` that were this machine's contention: its
+    /// The dollars of a bill that were this machine's contention: its
     /// Lambda duration line times the share of the billed GB-seconds that
     /// taking the contention out removes. Exact where the duration is
     /// priced per GB-s at one price (one architecture, a run far below the
     /// first volume tier's 6 billion GB-s); functions on Lambda Managed
     /// Instances bill no duration and are left out. `None` without a
     /// duration line or billed time.
-    pub fn contention_usd(&self, cost: &crate::results::CostFigures) -> Option<f64> {
-        let duration_usd = cost
-            .by_line
-            .iter()
-            .find(|l| l.heading == "Lambda duration")?
-            .usd;
+    /// `duration_usd`: the bill's Lambda duration line (taken as a figure,
+    /// not the bill, so that this module does not import `results`, which
+    /// imports it).
+    pub fn contention_usd(&self, duration_usd: f64) -> Option<f64> {
         let on_demand = || self.functions.values().filter(|f| f.managed.is_none());
         let gb_ms = |ms: f64, f: &FunctionFigures| ms * f.memory_mb;
         let billed: f64 = on_demand().map(|f| gb_ms(f.billed_ms, f)).sum();

@@ -323,7 +323,7 @@ fn the_bill_without_contention_prices_what_the_report_takes_out() {
     assert!((duration(&without) / duration(&measured) - 390.0 / 500.0).abs() < 1e-9);
     // AND the report's figure, taken from the measured bill, is that difference
     let m = figures(&d).unwrap();
-    let taken_out = m.contention_usd(&measured).unwrap();
+    let taken_out = m.contention_usd(duration(&measured)).unwrap();
     assert!(taken_out > 0.0);
     assert!(
         (measured.total_usd - without.total_usd - taken_out).abs() < 1e-12,

@@ -102,9 +102,9 @@ pub fn note(r: &RunRecord) -> Option<CpuNote> {
         }
         text
     });
-    // The per-record 95 % interval of the cost per successful request
-    // (`RunRecord::spread`'s `usd_per_million_ok`, being added) goes here
-    // in place of `None`.
+    // Not yet the record's cost interval (`RunRecord::spread`): a run without
+    // failures has one of no width, which any deduction leaves; until the
+    // interval holds the billed durations' spread, the 5 % rule decides.
     let warning = dollars.and_then(|(raw, as_aws)| contention_warning(raw, as_aws, None));
     Some(CpuNote {
         mode,
@@ -120,7 +120,16 @@ pub fn cost_as_aws(r: &RunRecord) -> Option<(f64, f64)> {
     let cost = r.cost.as_ref()?;
     let raw = cost.usd_per_million_successful?;
     let successes = r.summary.successes as f64;
-    let contention = r.metering.as_ref()?.contention_usd(cost).unwrap_or(0.0);
+    let duration_usd = cost
+        .by_line
+        .iter()
+        .find(|l| l.heading == "Lambda duration")
+        .map_or(0.0, |l| l.usd);
+    let contention = r
+        .metering
+        .as_ref()?
+        .contention_usd(duration_usd)
+        .unwrap_or(0.0);
     Some((raw, raw - contention / successes * 1e6))
 }
 
