@@ -90,7 +90,10 @@ fn verdict_first(results: &Results) -> String {
     if md.is_empty() {
         return md;
     }
-    format!("## Verdict\n\n{md}{}\n", verdict::view::INTERVALS_NOTE.trim_start())
+    format!(
+        "## Verdict\n\n{md}{}\n",
+        verdict::view::INTERVALS_NOTE.trim_start()
+    )
 }
 
 /// Per run: which CPU share produced its durations and its contention, a
