@@ -86,7 +86,7 @@ pub fn ratio_gap(
         Better::Higher => (o > 0.0).then(|| b / o),
     };
     let point = ratio(best.0, other.0)?;
-    let (best_mid, other_mid) = (median(&best.1.values)?, median(&other.1.values)?);
+    let centre = ratio(median(&best.1.values)?, median(&other.1.values)?)?;
     let ratios: Option<Vec<f32>> = best
         .1
         .values
@@ -94,7 +94,6 @@ pub fn ratio_gap(
         .zip(&other.1.values)
         .map(|(b, o)| {
             let resampled = ratio(f64::from(*b), f64::from(*o))?;
-            let centre = ratio(best_mid, other_mid)?;
             Some((point * resampled / centre) as f32)
         })
         .collect();
