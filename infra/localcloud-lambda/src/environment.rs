@@ -57,9 +57,53 @@ pub struct Limits {
     pub memory_mb: u32,
 }
 
-/// How often a running invocation's memory is compared with its limit;
-/// Lambda's cgroup acts at once, a sampled check is close enough here.
-pub const MEMORY_CHECK_PERIOD: Duration = Duration::from_millis(20);
+/// The wait after a check that followed one of `period`.
+fn following_period(period: Duration) -> Duration {
+    (period * 2).min(MEMORY_CHECK_LONGEST)
+}
+
+/// The first check of a running invocation's memory against its limit.
+const MEMORY_CHECK_FIRST: Duration = Duration::from_millis(20);
+/// The longest wait between two checks.
+const MEMORY_CHECK_LONGEST: Duration = Duration::from_millis(640);
+
+/// When a running invocation's memory is compared with its limit: 20 ms
+/// after it starts, then at doubling intervals up to 640 ms. Lambda's cgroup
+/// acts at once; here the check at each invocation's end catches every
+/// excess, and these catch one that would run on. Every 20 ms, reading
+/// `/proc/<pid>/status` was 28 % of the local cloud's CPU in orders' 500 ms
+/// invocations (docs/benchmarks.md, "A quiet emulator").
+pub struct MemoryCheck {
+    timer: std::pin::Pin<Box<tokio::time::Sleep>>,
+    period: Duration,
+}
+
+impl MemoryCheck {
+    pub fn start() -> Self {
+        Self {
+            timer: Box::pin(tokio::time::sleep(MEMORY_CHECK_FIRST)),
+            period: MEMORY_CHECK_FIRST,
+        }
+    }
+
+    /// Resolves when the next check is due and schedules the one after it;
+    /// cancel-safe (nothing changes until the timer has fired).
+    pub async fn due(&mut self) {
+        (&mut self.timer).await;
+        self.period = following_period(self.period);
+        let next = tokio::time::Instant::now() + self.period;
+        self.timer.as_mut().reset(next);
+    }
+
+    /// New work arrived: check within the first period again.
+    pub fn hasten(&mut self) {
+        if self.period > MEMORY_CHECK_FIRST {
+            self.period = MEMORY_CHECK_FIRST;
+            let next = tokio::time::Instant::now() + MEMORY_CHECK_FIRST;
+            self.timer.as_mut().reset(next);
+        }
+    }
+}
 
 pub struct Environment {
     child: Child,
@@ -205,10 +249,7 @@ impl Environment {
         let deadline = tokio::time::sleep(limits.timeout);
         tokio::pin!(deadline);
         // Fast invocations are checked once, by the caller, at their end.
-        let mut memory_check = tokio::time::interval_at(
-            tokio::time::Instant::now() + MEMORY_CHECK_PERIOD,
-            MEMORY_CHECK_PERIOD,
-        );
+        let mut memory_check = MemoryCheck::start();
         self.window = None;
         if let Some(probe) = &mut self.probe {
             probe.begin();
@@ -253,7 +294,7 @@ impl Environment {
                         kill.fired |= self.child.start_kill().is_ok();
                     }
                 }
-                _ = memory_check.tick() => {
+                _ = memory_check.due() => {
                     if self.read_peak_memory_mb().is_some_and(|mb| mb > u64::from(limits.memory_mb)) {
                         return Completion::OutOfMemory;
                     }
@@ -449,6 +490,23 @@ mod tests {
 
     fn value<'a>(vars: &'a BTreeMap<String, String>, key: &str) -> Option<&'a str> {
         vars.get(key).map(String::as_str)
+    }
+
+    #[test]
+    fn memory_checks_thin_out_as_an_invocation_runs_on() {
+        // GIVEN the checks' schedule from an invocation's start
+        let mut at = MEMORY_CHECK_FIRST;
+        let mut period = MEMORY_CHECK_FIRST;
+        let mut checks = Vec::new();
+        while at <= Duration::from_secs(3) {
+            checks.push(at.as_millis());
+            period = following_period(period);
+            at += period;
+        }
+        // THEN they double from 20 ms and then hold at 640 ms: four in a
+        // 500 ms invocation (25 at a fixed 20 ms)
+        assert_eq!(checks, [20, 60, 140, 300, 620, 1260, 1900, 2540]);
+        assert_eq!(checks.iter().filter(|&&ms| ms <= 500).count(), 4);
     }
 
     #[test]

@@ -26,7 +26,7 @@ use localcloud_core::procstat;
 use parking_lot::Mutex;
 use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
 
-use crate::environment::{Completion, Environment, Happening, MEMORY_CHECK_PERIOD};
+use crate::environment::{Completion, Environment, Happening, MemoryCheck};
 use crate::runtime_api::{Invocation, RuntimeEvent};
 
 /// What the driver is told when its environment's CPU is to be read
@@ -172,7 +172,7 @@ enum End {
 
 impl Driver {
     async fn run(mut self, mut shutdown: watch::Receiver<bool>) {
-        let mut memory_check = tokio::time::interval(MEMORY_CHECK_PERIOD);
+        let mut memory_check = MemoryCheck::start();
         let end = loop {
             tokio::select! {
                 biased;
@@ -183,11 +183,14 @@ impl Driver {
                     Happening::Exited(Err(_)) => break End::Quietly,
                 },
                 request = self.inbox.recv() => match request {
-                    Some(request) => self.dispatch(request),
+                    Some(request) => {
+                        memory_check.hasten();
+                        self.dispatch(request);
+                    }
                     None => break End::Quietly,
                 },
                 _ = shutdown.wait_for(|stop| *stop) => break End::Quietly,
-                _ = memory_check.tick() => {
+                _ = memory_check.due() => {
                     if self.over_memory() {
                         break End::OutOfMemory;
                     }
