@@ -6,11 +6,25 @@
 # and AWS CLI with AWS_ENDPOINT_URL=http://127.0.0.1:4566. Then writes the
 # stack's outputs, with API URLs rewritten to LocalStack's when on LocalStack,
 # for the bench.
-# HTTP APIs need a paid LocalStack plan; on the free (community) edition the
-# REST API version, template-rest.yaml, is deployed instead.
+# Which template: template.yaml (HTTP APIs, API Gateway v2) where the target
+# serves HTTP APIs, else template-rest.yaml (REST APIs, API Gateway v1). The
+# choice is localstack/choose-template.sh's, from the target's health document
+# (its "edition") and, on LocalStack, its answer to GET /v2/apis:
+#   - the local cloud: template.yaml;
+#   - LocalStack's unified image (localstack/localstack:latest since 2026.03,
+#     LOCALSTACK_AUTH_TOKEN required): its edition reads "pro" whatever the
+#     plan, so /v2/apis decides: template.yaml on a paid plan (Base or above),
+#     template-rest.yaml on the free Hobby plan (HTTP APIs answer 501);
+#   - a pre-2026 community image (localstack/localstack:4.14.0, no token;
+#     edition "community") and the image localstack/build.sh builds (no token,
+#     edition "unknown"): template-rest.yaml.
+# When nothing answers and a LocalStack container exited for want of a token,
+# it says so in one line (localstack/auth-token.sh). See localstack/README.md.
 #
 #   localstack/deploy.sh            # build + deploy, writes localstack/outputs.json
 #                                   # and localstack/resources.json
+#   localstack/deploy.sh --which    # only say which template it would deploy, and why
+#                                   # (with --rest or --http too)
 #   localstack/deploy.sh --rest     # deploy template-rest.yaml whatever the plan
 #   localstack/deploy.sh --http     # deploy template.yaml whatever the plan
 #   localstack/deploy.sh --delete   # delete the stack
@@ -33,6 +47,66 @@ export SAM_CLI_TELEMETRY=0
 # as a subdomain of localhost resolves nowhere here).
 export AWS_ENDPOINT_URL="${AWS_ENDPOINT_URL:-http://127.0.0.1:4566}"
 
+mode=""
+which=0
+for arg in "$@"; do
+    case "$arg" in
+    --which) which=1 ;;
+    --rest | --http | --delete) mode=$arg ;;
+    *)
+        echo "usage: localstack/deploy.sh [--which] [--rest | --http | --delete]" >&2
+        exit 2
+        ;;
+    esac
+done
+
+# What listens on the endpoint: the local cloud, LocalStack, or nothing.
+if curl -sf "$AWS_ENDPOINT_URL/_localcloud/health" >/dev/null; then
+    rewrite_urls=0
+    # The local cloud serves HTTP APIs and REST APIs alike.
+    health='{"edition": "localcloud"}'
+elif health=$(curl -sf "$AWS_ENDPOINT_URL/_localstack/health"); then
+    rewrite_urls=1
+else
+    # A LocalStack container that exited at start for want of an auth token
+    # (the unified image's exit status 55) gets one line saying what to do.
+    if command -v docker >/dev/null && docker info >/dev/null 2>&1; then
+        mapfile -t exited < <(docker ps -aq --filter status=exited --filter name=localstack 2>/dev/null)
+        if ((${#exited[@]})) && localstack/auth-token.sh explain "${exited[@]}"; then
+            exit 1
+        fi
+    fi
+    echo "Neither LocalStack nor the local cloud is running on $AWS_ENDPOINT_URL; start one with" >&2
+    echo "  localstack/build.sh && localstack/run.sh start" >&2
+    echo "  docker compose -f localstack/docker-compose.yml up -d --wait   # LOCALSTACK_AUTH_TOKEN, or LOCALSTACK_IMAGE=localstack/localstack:4.14.0" >&2
+    echo "  cargo run --release -p localcloud -- serve" >&2
+    exit 1
+fi
+
+# Which template: asked for, or what the target serves.
+if [[ "$mode" != --delete ]]; then
+    v2_status=""
+    if ((rewrite_urls)); then
+        # API Gateway v2's GetApis. The Authorization header's signing name
+        # (apigateway) and the /v2 path route it to apigatewayv2 (LocalStack's
+        # service router); the signature is a dummy, which LocalStack does not
+        # check by default (any answer but 2xx or 501 leaves template-rest.yaml).
+        # 501: not in this license, or no such provider.
+        v2_status=$(curl -s -o /dev/null -w '%{http_code}' --max-time 20 \
+            -H "Authorization: AWS4-HMAC-SHA256 Credential=test/20260101/$region/apigateway/aws4_request, SignedHeaders=host, Signature=0" \
+            "$AWS_ENDPOINT_URL/v2/apis") || true
+    fi
+    choice=$(localstack/choose-template.sh - "$v2_status" <<<"$health")
+    template=${choice%%$'\n'*}
+    reason=${choice#*$'\n'}
+    case "$mode" in
+    --rest) template="template-rest.yaml" reason="$reason; --rest" ;;
+    --http) template="template.yaml" reason="$reason; --http" ;;
+    esac
+    echo "target on $AWS_ENDPOINT_URL: $reason; deploying $template"
+fi
+((which)) && exit 0
+
 # The SAM CLI and AWS CLI: those CI already installed (scripts/check-templates.sh,
 # scripts/deploy-e2e.sh) when there, else a venv of our own.
 checks_sam="${CHECKS_CACHE:-$HOME/.cache/template-checks}/sam-venv/bin/sam"
@@ -51,19 +125,6 @@ else
     export PATH="$venv/bin:$PATH" # sam build runs cargo-lambda
 fi
 
-if curl -sf http://127.0.0.1:4566/_localcloud/health >/dev/null; then
-    rewrite_urls=0
-    # The local cloud serves HTTP APIs and REST APIs alike.
-    health='{"edition": "localcloud"}'
-elif health=$(curl -sf http://127.0.0.1:4566/_localstack/health); then
-    rewrite_urls=1
-else
-    echo "Neither LocalStack nor the local cloud is running on :4566; start one with" >&2
-    echo "  localstack/build.sh && localstack/run.sh start" >&2
-    echo "  docker compose -f localstack/docker-compose.yml up -d --wait" >&2
-    echo "  cargo run --release -p localcloud -- serve" >&2
-    exit 1
-fi
 arch=$([[ "$(uname -m)" == x86_64 ]] && echo x86_64 || echo arm64)
 build_overrides=()
 if [[ -n "$binaries" || "$rewrite_urls" == 0 ]]; then
@@ -73,28 +134,10 @@ if [[ -n "$binaries" || "$rewrite_urls" == 0 ]]; then
     build_overrides=(--parameter-overrides "FunctionArchitecture=$arch")
 fi
 
-# Which template: asked for, or by the edition LocalStack reports.
-edition=$(python3 -c 'import json, sys; print(json.load(sys.stdin).get("edition", "unknown"))' <<<"$health")
-case "${1:-}" in
---delete)
+if [[ "$mode" == --delete ]]; then
     "$sam" delete --stack-name "$stack" --region "$region" --no-prompts
     exit 0
-    ;;
---rest) template="template-rest.yaml" ;;
---http) template="template.yaml" ;;
-"")
-    if [[ "$edition" == community ]]; then
-        template="template-rest.yaml"
-    else
-        template="template.yaml"
-    fi
-    ;;
-*)
-    echo "usage: localstack/deploy.sh [--rest | --http | --delete]" >&2
-    exit 2
-    ;;
-esac
-echo "target on :4566: $edition; deploying $template"
+fi
 
 # A development secret: LocalStack is throwaway, never reuse it on AWS.
 jwt_secret="${JWT_SECRET:-$(python3 -c 'import secrets; print(secrets.token_hex(32))')}"

@@ -20,6 +20,8 @@
 # the Conduit services' 5-s CALL_TIMEOUT_MS). Nothing needs the internet: no certificate download, no DNS server (it
 # would only resolve *.localhost.localstack.cloud). Extra settings:
 # LOCALSTACK_ENV="DEBUG=1 LAMBDA_KEEPALIVE_MS=60000" localstack/run.sh start
+# The image needs no LocalStack account or token (localstack-core from PyPI);
+# LOCALSTACK_AUTH_TOKEN, when set, is passed on for an image that does.
 set -euo pipefail
 
 image="${LOCALSTACK_IMAGE:-serverless-bench/localstack:latest}"
@@ -35,8 +37,13 @@ stop_lambdas() {
     ((${#ids[@]} == 0)) || docker rm -f "${ids[@]}" >/dev/null
 }
 
+here="$(cd "$(dirname "$0")" && pwd)"
+
 case "${1:-}" in
 start)
+    # LocalStack's unified image (LOCALSTACK_IMAGE=localstack/localstack:latest)
+    # exits at start without a token: say so before starting it.
+    "$here/auth-token.sh" check "$image"
     docker image inspect "$image" >/dev/null 2>&1 ||
         { echo "no image $image: run localstack/build.sh first" >&2; exit 1; }
     docker rm -f "$name" >/dev/null 2>&1 || true
@@ -57,12 +64,14 @@ start)
         -e SKIP_SSL_CERT_DOWNLOAD=1 \
         -e DNS_ADDRESS=0 \
         -e DEBUG="${DEBUG:-0}" \
+        ${LOCALSTACK_AUTH_TOKEN:+-e LOCALSTACK_AUTH_TOKEN} \
         "${env_args[@]}" "$image" >/dev/null
     for _ in $(seq 600); do
         curl -sf -o /dev/null "$health" && break
         if [[ "$(docker inspect -f '{{.State.Running}}' "$name" 2>/dev/null)" != true ]]; then
             docker logs --tail 40 "$name" >&2 || true
             echo "LocalStack exited during start-up (log above)" >&2
+            "$here/auth-token.sh" explain "$name" || true
             exit 1
         fi
         sleep 0.1
