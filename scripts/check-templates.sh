@@ -8,11 +8,13 @@
 #   2. every function binary of the template built by cargo lambda for
 #      provided.al2023 (x86_64; arm64 too when its std is already installed);
 #   3. localstack/docker-compose.yml against the compose-spec JSON schema;
-#   4. shellcheck on the shell scripts.
+#   4. shellcheck on the shell scripts;
+#   5. localstack/tests/deploy-logic.sh (localstack/deploy.sh's template choice
+#      and auth-token messages, offline).
 # Fails on the first error. Tools live in venvs under $CHECKS_CACHE.
 #
 #   scripts/check-templates.sh
-#   SKIP_LAMBDA_BUILD=1 scripts/check-templates.sh   # steps 1, 3, 4 only
+#   SKIP_LAMBDA_BUILD=1 scripts/check-templates.sh   # steps 1, 3, 4, 5 only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -126,5 +128,8 @@ mapfile -t scripts < <(
 )
 printf '  %s\n' "${scripts[@]}"
 shellcheck "${scripts[@]}"
+
+step "5. localstack/tests/deploy-logic.sh (deploy.sh's template choice from fixture health documents, auth-token messages)"
+localstack/tests/deploy-logic.sh
 
 step "done: all template checks passed"
