@@ -160,7 +160,8 @@ EOF
 echo "localcloud.json 501" >"$work/config"
 python3 "$work/server.py" "$work" "$fixtures" &
 server_pid=$!
-for _ in $(seq 50); do [[ -s "$work/port" ]] && break; sleep 0.1; done
+for _ in $(seq 100); do [[ -s "$work/port" ]] && break; sleep 0.1; done
+[[ -s "$work/port" ]] || { echo "FAIL - the fake LocalStack did not start" >&2; exit 1; }
 endpoint="http://127.0.0.1:$(cat "$work/port")"
 
 expect_deploy() { # fixture v2_status flag expected_template
