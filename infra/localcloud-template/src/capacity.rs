@@ -102,15 +102,16 @@ pub(crate) fn capacity_provider(
         Some(scaling) => cpu_target(&scaling.value, sam, &at.child(scaling_key), r).ok()?,
         None => None,
     };
-    let (architecture, allowed_instance_types) = instance_requirements(props, sam, &at, r)?;
+    let requirements = instance_requirements(props, sam, &at, r)?;
     Some(CapacityProvider {
         logical_id: id.to_string(),
         name: name.to_string(),
         arn: arn(r, name),
         max_vcpu_count,
         target_cpu_utilization,
-        architecture,
-        allowed_instance_types,
+        architecture: requirements.architecture,
+        allowed_instance_types: requirements.allowed,
+        excluded_instance_types: requirements.excluded,
     })
 }
 
@@ -174,10 +175,17 @@ fn cpu_target(scaling: &Node, sam: bool, at: &At, r: &mut Reader) -> Result<Opti
     Ok(target)
 }
 
-/// `InstanceRequirements`: the architecture (one; `x86_64` by default) and
-/// the allowed instance types (SAM `AllowedTypes`, CloudFormation
-/// `AllowedInstanceTypes`; empty: any). Excluded types change nothing
-/// locally. SAM: "You can choose to specify either AllowedTypes or
+/// A provider's `InstanceRequirements`, read.
+struct InstanceRequirements {
+    architecture: String,
+    allowed: Vec<String>,
+    excluded: Vec<String>,
+}
+
+/// `InstanceRequirements`: the architecture (one; `x86_64` by default), the
+/// allowed instance types (SAM `AllowedTypes`, CloudFormation
+/// `AllowedInstanceTypes`; empty: any) and the excluded ones (SAM
+/// `ExcludedTypes`, CloudFormation `ExcludedInstanceTypes`). SAM: "You can choose to specify either AllowedTypes or
 /// ExcludedTypes ..., but not both"
 /// (https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/sam-property-capacityprovider-instancerequirements.html).
 fn instance_requirements(
@@ -185,10 +193,13 @@ fn instance_requirements(
     sam: bool,
     at: &At,
     r: &mut Reader,
-) -> Option<(String, Vec<String>)> {
-    let default = ("x86_64".to_string(), Vec::new());
+) -> Option<InstanceRequirements> {
     let Some(entry) = props.get("InstanceRequirements") else {
-        return Some(default);
+        return Some(InstanceRequirements {
+            architecture: "x86_64".to_string(),
+            allowed: Vec::new(),
+            excluded: Vec::new(),
+        });
     };
     let at = at.child("InstanceRequirements");
     let (allowed_key, excluded_key) = if sam {
@@ -214,7 +225,7 @@ fn instance_requirements(
         return None;
     }
     let architecture = match architectures.as_slice() {
-        [] => default.0,
+        [] => "x86_64".to_string(),
         [one] if one == "x86_64" || one == "arm64" => one.clone(),
         other => {
             let m = format!("Architectures must be one of x86_64 or arm64, got {other:?}");
@@ -222,7 +233,11 @@ fn instance_requirements(
             return None;
         }
     };
-    Some((architecture, allowed))
+    Some(InstanceRequirements {
+        architecture,
+        allowed,
+        excluded,
+    })
 }
 
 /// A list of strings (absent: empty); `None` after reporting anything else.

@@ -152,6 +152,10 @@ pub struct CapacityProvider {
     /// `InstanceRequirements` `AllowedTypes` (SAM) or `AllowedInstanceTypes`
     /// (CloudFormation); empty when any type may be used.
     pub allowed_instance_types: Vec<String>,
+    /// `InstanceRequirements` `ExcludedTypes` (SAM) or
+    /// `ExcludedInstanceTypes` (CloudFormation): types not to use, "even if
+    /// they meet other requirements"; never given with allowed ones.
+    pub excluded_instance_types: Vec<String>,
 }
 
 /// A function's `CapacityProviderConfig`, validated as Lambda validates it.

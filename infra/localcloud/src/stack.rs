@@ -520,28 +520,25 @@ fn start_lambda(
     })
 }
 
-/// A capacity provider's fleet: the first allowed instance type the local
-/// cloud knows, or its default for the architecture when any is allowed.
+/// A capacity provider's fleet, on the type its `InstanceRequirements`
+/// allow (the first allowed type the local cloud knows, else its default
+/// for the architecture unless excluded, else the first known type not
+/// excluded).
 fn capacity_provider(
     provider: &localcloud_template::CapacityProvider,
 ) -> Result<localcloud_lambda::CapacityProvider, StackError> {
     use localcloud_metrics::instances;
-    let instance_type = if provider.allowed_instance_types.is_empty() {
-        instances::default_instance_type(&provider.architecture).to_string()
-    } else {
-        let known = provider
-            .allowed_instance_types
-            .iter()
-            .find(|t| instances::instance_shape(t).is_some());
-        known.cloned().ok_or_else(|| StackError::Resource {
-            what: format!("capacity provider {}", provider.logical_id),
-            message: format!(
-                "none of its instance types {:?} is known to the local cloud (known: {})",
-                provider.allowed_instance_types,
-                instances::known_instance_types().join(", ")
-            ),
-        })?
-    };
+    let instance_type = instances::choose_instance_type(
+        &provider.architecture,
+        &provider.allowed_instance_types,
+        &provider.excluded_instance_types,
+        instances::default_instance_type(&provider.architecture),
+    )
+    .map_err(|message| StackError::Resource {
+        what: format!("capacity provider {}", provider.logical_id),
+        message,
+    })?
+    .to_string();
     Ok(localcloud_lambda::CapacityProvider {
         name: provider.name.clone(),
         instance_type,

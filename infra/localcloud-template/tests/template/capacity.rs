@@ -216,7 +216,7 @@ fn provider_names_are_checked() {
 }
 
 #[test]
-fn instance_requirements_give_the_architecture_and_allowed_types() {
+fn instance_requirements_give_the_architecture_and_the_allowed_or_excluded_types() {
     let app = load(
         "Resources:
   Sam:
@@ -231,9 +231,13 @@ fn instance_requirements_give_the_architecture_and_allowed_types() {
     Type: AWS::Serverless::CapacityProvider
     Properties:
       InstanceRequirements: {ExcludedTypes: [t2.micro]}
+  CfnExcluding:
+    Type: AWS::Lambda::CapacityProvider
+    Properties:
+      InstanceRequirements: {ExcludedInstanceTypes: [c7i.xlarge, c7i.large]}
 ",
     );
-    let [sam, cfn, bare] = app.capacity_providers.as_slice() else {
+    let [sam, cfn, bare, excluding] = app.capacity_providers.as_slice() else {
         panic!("{:#?}", app.capacity_providers);
     };
     assert_eq!(sam.architecture, "arm64");
@@ -242,6 +246,12 @@ fn instance_requirements_give_the_architecture_and_allowed_types() {
     assert_eq!(cfn.allowed_instance_types, ["c7i.large"]);
     assert_eq!(bare.architecture, "x86_64");
     assert!(bare.allowed_instance_types.is_empty());
+    assert_eq!(bare.excluded_instance_types, ["t2.micro"]);
+    assert!(sam.excluded_instance_types.is_empty());
+    assert_eq!(
+        excluding.excluded_instance_types,
+        ["c7i.xlarge", "c7i.large"]
+    );
     assert!(
         !app.warnings
             .iter()
