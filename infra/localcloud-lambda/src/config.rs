@@ -41,6 +41,9 @@ pub struct LambdaConfig {
     /// their vCPUs) above which the scaler adds one, and above which the
     /// router sends an invocation to another environment where it can.
     pub managed_cpu_target: f64,
+    /// How long a managed environment has had no invocation before the
+    /// scaler may retire it (above the function's minimum).
+    pub managed_scale_in_after: Duration,
 }
 
 /// A capacity provider: the EC2 instances its functions' environments fill.
@@ -74,6 +77,7 @@ impl Default for LambdaConfig {
             functions: Vec::new(),
             capacity_providers: Vec::new(),
             managed_cpu_target: localcloud_metrics::instances::DEFAULT_TARGET_CPU_UTILISATION,
+            managed_scale_in_after: crate::scaler::SCALE_IN_AFTER,
         }
     }
 }
@@ -109,7 +113,12 @@ pub struct ManagedInstances {
     pub memory_gib_per_vcpu: u32,
     /// `PerExecutionEnvironmentMaxConcurrency`; `None` for the runtime's default.
     pub max_concurrency: Option<u32>,
+    /// `FunctionScalingConfig`: the environments it keeps at least and may
+    /// have at most.
+    pub scaling: ScalingBounds,
 }
+
+pub use crate::scaler::ScalingBounds;
 
 /// Rust's default concurrency per vCPU: "the default value for Rust is 8
 /// concurrent requests per vCPU" (Rust support for Lambda Managed Instances,
@@ -172,6 +181,7 @@ mod tests {
                 provider: "fleet".into(),
                 memory_gib_per_vcpu: ratio,
                 max_concurrency: max,
+                scaling: ScalingBounds::default(),
             }),
             ..FunctionConfig::new("f", "/bin/f")
         }

@@ -550,6 +550,7 @@ mod tests {
             provider: "fleet".into(),
             memory_gib_per_vcpu: 2,
             max_concurrency: Some(32),
+            scaling: Default::default(),
         });
         function
             .environment

@@ -12,9 +12,8 @@
 //!   multi-concurrency saturation", and "if your traffic more than doubles
 //!   within 5 minutes, you may see throttles as Lambda scales up instances and
 //!   execution environments to meet demand": here a function's environments
-//!   at most double over any [`DOUBLING_WINDOW`] ([`ScaleLimit`]), from the
-//!   three it starts with; an invocation that finds every slot busy at that
-//!   bound is throttled;
+//!   at most double over any [`DOUBLING_WINDOW`] ([`ScaleLimit`]), counting
+//!   at least its minimum (`MinExecutionEnvironments`, three by default);
 //! - the capacity provider's `MaxVCpuCount` caps the vCPUs of its instances.
 //!
 //! Environments are placed on instances first fit, largest first; AWS does
@@ -32,8 +31,9 @@ use crate::config::{LambdaConfig, ManagedInstances};
 
 /// Instances a capacity provider runs at least.
 pub const MIN_INSTANCES: u32 = 3;
-/// Environments a function on a capacity provider keeps at least.
-pub const MIN_ENVIRONMENTS: u32 = 3;
+/// Environments a function on a capacity provider keeps at least, unless
+/// its `FunctionScalingConfig` says otherwise.
+pub const MIN_ENVIRONMENTS: u32 = crate::scaler::DEFAULT_MIN_ENVIRONMENTS;
 /// The time over which a function's environments may at most double.
 pub const DOUBLING_WINDOW: Duration = Duration::from_secs(300);
 
@@ -120,13 +120,13 @@ impl ScaleLimit {
     }
 
     /// The most environments the function may have now: twice the fewest
-    /// it had at any moment of the last window, counting at least the
-    /// [`MIN_ENVIRONMENTS`] it starts with (so a new function may double
-    /// them at once).
-    pub fn allowed(&mut self, now: Instant) -> u32 {
+    /// it had at any moment of the last window, counting at least `floor`
+    /// (its minimum, at least one: so a new function may double its
+    /// minimum at once).
+    pub fn allowed(&mut self, now: Instant, floor: u32) -> u32 {
         self.forget_before(now);
         let fewest = self.counts.iter().map(|&(_, n)| n).min().unwrap_or(0);
-        fewest.max(MIN_ENVIRONMENTS).saturating_mul(2)
+        fewest.max(floor).max(1).saturating_mul(2)
     }
 
     /// Drops the counts that ended before the window began.
@@ -204,7 +204,8 @@ struct FleetState {
     environments: BTreeMap<String, (Footprint, u32)>,
     limits: BTreeMap<String, ScaleLimit>,
     clock: InstanceClock,
-    /// Environments refused by the doubling bound or `MaxVCpuCount`.
+    /// Invocations throttled for want of a free slot in their function's
+    /// environments.
     refusals: u64,
     /// Per function: its part of the instance-seconds (see [`Fleet::shares`]).
     shares: BTreeMap<String, f64>,
@@ -241,22 +242,24 @@ impl Fleet {
         self.cpu_target
     }
 
-    /// Takes room for one more environment of `function`, or says why not
-    /// (counted among the fleet's refusals: an invocation was refused).
-    pub fn add(&self, function: &str, size: Footprint, now: Instant) -> Result<(), ScaleRefusal> {
-        let refused = self.grow(function, size, now);
-        if refused.is_err() {
-            self.state.lock().refusals += 1;
-        }
-        refused
+    /// An invocation of one of its functions was throttled for want of a
+    /// free slot.
+    pub fn throttled(&self) {
+        self.state.lock().refusals += 1;
     }
 
-    /// As [`Fleet::add`], for the scaler: a refusal is not counted, since no
-    /// invocation waited on it.
-    pub fn grow(&self, function: &str, size: Footprint, now: Instant) -> Result<(), ScaleRefusal> {
+    /// Takes room for one more environment of `function`, whose minimum is
+    /// `floor`, or says why not.
+    pub fn grow(
+        &self,
+        function: &str,
+        size: Footprint,
+        now: Instant,
+        floor: u32,
+    ) -> Result<(), ScaleRefusal> {
         let mut state = self.state.lock();
         state.share_out(now);
-        self.try_add(&mut state, function, size, now)
+        self.try_add(&mut state, function, size, now, floor)
     }
 
     fn try_add(
@@ -265,13 +268,14 @@ impl Fleet {
         function: &str,
         size: Footprint,
         now: Instant,
+        floor: u32,
     ) -> Result<(), ScaleRefusal> {
         let count = state.environments.get(function).map_or(0, |&(_, n)| n);
         let allowed = state
             .limits
             .entry(function.to_string())
             .or_insert_with(|| ScaleLimit::new(now, count))
-            .allowed(now);
+            .allowed(now, floor);
         if count + 1 > allowed {
             return Err(ScaleRefusal::Doubling);
         }
@@ -464,15 +468,15 @@ mod tests {
     fn environments_at_most_double_within_five_minutes() {
         let t0 = Instant::now();
         let mut limit = ScaleLimit::new(t0, 3);
-        assert_eq!(limit.allowed(t0), 6);
+        assert_eq!(limit.allowed(t0, 3), 6);
         limit.record(t0 + Duration::from_secs(10), 6);
         // Three environments were in force 4 minutes ago: still at most 6.
-        assert_eq!(limit.allowed(t0 + Duration::from_secs(240)), 6);
+        assert_eq!(limit.allowed(t0 + Duration::from_secs(240), 3), 6);
         // Five minutes after the step to 6, the fewest of the window is 6.
-        assert_eq!(limit.allowed(t0 + Duration::from_secs(311)), 12);
+        assert_eq!(limit.allowed(t0 + Duration::from_secs(311), 3), 12);
         limit.record(t0 + Duration::from_secs(320), 12);
-        assert_eq!(limit.allowed(t0 + Duration::from_secs(400)), 12);
-        assert_eq!(limit.allowed(t0 + Duration::from_secs(621)), 24);
+        assert_eq!(limit.allowed(t0 + Duration::from_secs(400), 3), 12);
+        assert_eq!(limit.allowed(t0 + Duration::from_secs(621), 3), 24);
     }
 
     #[test]
@@ -482,17 +486,21 @@ mod tests {
         limit.record(t0 + Duration::from_secs(1), 2);
         limit.record(t0 + Duration::from_secs(2), 10);
         // Two environments (counted as the minimum three) were in force.
-        assert_eq!(limit.allowed(t0 + Duration::from_secs(100)), 6);
-        assert_eq!(limit.allowed(t0 + Duration::from_secs(303)), 20);
+        assert_eq!(limit.allowed(t0 + Duration::from_secs(100), 3), 6);
+        assert_eq!(limit.allowed(t0 + Duration::from_secs(303), 3), 20);
     }
 
     #[test]
     fn a_new_function_may_double_its_minimum_environments_at_once() {
         let t0 = Instant::now();
         let mut limit = ScaleLimit::new(t0, 0);
-        assert_eq!(limit.allowed(t0), 2 * MIN_ENVIRONMENTS);
+        assert_eq!(limit.allowed(t0, MIN_ENVIRONMENTS), 2 * MIN_ENVIRONMENTS);
         limit.record(t0, 1);
-        assert_eq!(limit.allowed(t0), 2 * MIN_ENVIRONMENTS);
+        assert_eq!(limit.allowed(t0, MIN_ENVIRONMENTS), 2 * MIN_ENVIRONMENTS);
+        // A function whose minimum is ten may start them all, and ten more.
+        assert_eq!(limit.allowed(t0, 10), 20);
+        // One whose minimum is one grows from one.
+        assert_eq!(limit.allowed(t0, 0), 2);
     }
 
     fn c7g_large() -> InstanceShape {
@@ -504,16 +512,18 @@ mod tests {
         let t0 = Instant::now();
         let fleet = Fleet::new(c7g_large(), None, t0);
         for _ in 0..6 {
-            fleet.add("f", env(1.0, 2.0), t0).unwrap();
+            fleet.grow("f", env(1.0, 2.0), t0, 3).unwrap();
         }
         // Six 1-vCPU environments fill the three instances; a seventh is
-        // refused within five minutes (3 would have been 6 at most anyway).
+        // refused within five minutes (3 would have been 6 at most anyway),
+        // and the invocation that wanted it throttled.
         assert_eq!(
-            fleet.add("f", env(1.0, 2.0), t0),
+            fleet.grow("f", env(1.0, 2.0), t0, 3),
             Err(ScaleRefusal::Doubling)
         );
+        fleet.throttled();
         let later = t0 + Duration::from_secs(301);
-        fleet.add("f", env(1.0, 2.0), later).unwrap();
+        fleet.grow("f", env(1.0, 2.0), later, 3).unwrap();
         let m = fleet.metrics(later + Duration::from_secs(10));
         assert_eq!((m.instances, m.peak_instances, m.environments), (4, 4, 7));
         assert_eq!(m.instance_type, "c7g.large");
@@ -521,7 +531,7 @@ mod tests {
         assert_eq!(m.scaling_refusals, 1);
         assert!((m.instance_seconds - (301.0 * 3.0 + 10.0 * 4.0)).abs() < 1e-6);
         // Another function has its own bound, on the same instances.
-        fleet.add("g", env(1.0, 2.0), later).unwrap();
+        fleet.grow("g", env(1.0, 2.0), later, 3).unwrap();
         assert_eq!(fleet.metrics(later).instances, 4);
         fleet.remove("f", later);
         fleet.remove("g", later);
@@ -533,8 +543,8 @@ mod tests {
         // GIVEN f with one 1-vCPU environment and g with one 2-vCPU one
         let t0 = Instant::now();
         let fleet = Fleet::new(c7g_large(), None, t0);
-        fleet.add("f", env(1.0, 2.0), t0).unwrap();
-        fleet.add("g", env(2.0, 4.0), t0).unwrap();
+        fleet.grow("f", env(1.0, 2.0), t0, 3).unwrap();
+        fleet.grow("g", env(2.0, 4.0), t0, 3).unwrap();
         // WHEN they run 30 s on the three instances, then g's goes
         let t1 = t0 + Duration::from_secs(30);
         fleet.remove("g", t1);
@@ -558,15 +568,15 @@ mod tests {
         // fourth instance does not.
         let fleet = Fleet::new(c7g_large(), Some(6), t0);
         for _ in 0..6 {
-            fleet.add("f", env(1.0, 2.0), t0).unwrap();
+            fleet.grow("f", env(1.0, 2.0), t0, 3).unwrap();
         }
         let later = t0 + Duration::from_secs(400);
         assert_eq!(
-            fleet.add("f", env(1.0, 2.0), later),
+            fleet.grow("f", env(1.0, 2.0), later, 3),
             Err(ScaleRefusal::MaxVCpuCount)
         );
         assert_eq!(
-            fleet.add("big", env(4.0, 8.0), later),
+            fleet.grow("big", env(4.0, 8.0), later, 3),
             Err(ScaleRefusal::TooLarge)
         );
     }

@@ -25,11 +25,10 @@ pub struct Function {
     /// Warm environments, most recently used last (reused first, as on AWS).
     idle: Mutex<Vec<Environment>>,
     /// Lambda Managed Instances: environments that serve many invocations
-    /// at once, kept until the service stops.
+    /// at once, until the scaler retires them or the service stops.
     fleet: Mutex<Vec<Arc<MultiEnvironment>>>,
-    /// Held while a managed environment starts, so that invocations arriving
-    /// meanwhile wait for its slots rather than start one each.
-    pub fleet_start: tokio::sync::Mutex<()>,
+    /// What its invocations tell the scaler of its managed environments.
+    pub scaler: crate::managed::ScalerInbox,
     cpu: Mutex<CpuAccount>,
 }
 
@@ -42,7 +41,7 @@ impl Function {
             faults: Faults::default(),
             idle: Mutex::new(Vec::new()),
             fleet: Mutex::new(Vec::new()),
-            fleet_start: tokio::sync::Mutex::new(()),
+            scaler: crate::managed::ScalerInbox::new(),
             cpu: Mutex::new(CpuAccount::default()),
         }
     }
@@ -92,6 +91,22 @@ impl Function {
 
     pub fn add_managed(&self, env: Arc<MultiEnvironment>) {
         self.fleet.lock().push(env);
+    }
+
+    /// Takes out of the fleet one environment idle for `after` as of `now`,
+    /// the last started first; under the lock that reservations take, so
+    /// none can be given a slot in it meanwhile. Its process stops once the
+    /// handle is dropped.
+    pub fn take_idle_managed(
+        &self,
+        after: Duration,
+        now: Instant,
+    ) -> Option<Arc<MultiEnvironment>> {
+        let mut fleet = self.fleet.lock();
+        let idle = fleet
+            .iter()
+            .rposition(|env| env.idle_for(now).is_some_and(|idle| idle >= after))?;
+        Some(fleet.remove(idle))
     }
 
     /// Stops the managed environments (their drivers kill the processes).

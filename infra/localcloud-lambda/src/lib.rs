@@ -30,9 +30,9 @@
 //! Layout: `service` (lifecycle, metrics, the Invoke operation), `state`
 //! (what the service shares with its background work), `invocation`
 //! (one attempt in one environment), `environment` (a process and its
-//! `runtime_api`), `managed`, `multi` and `fleet` (Lambda Managed Instances:
-//! environments that serve many invocations at once, on a capacity
-//! provider's instances), `attempt` (what both
+//! `runtime_api`), `managed`, `multi`, `fleet` and `scaler` (Lambda Managed
+//! Instances: environments that serve many invocations at once, on a
+//! capacity provider's instances, scaled in the background), `attempt` (what both
 //! kinds of attempt share), `concurrency`, `async_invoke` (Event retries), `api`
 //! (REST-JSON routes), `metering`, `cpu` (CPU time of the function processes,
 //! by named thread), `cpu_share` (CPU in proportion to memory, as on AWS), `contention` (this
@@ -59,6 +59,7 @@ pub mod metering;
 mod multi;
 pub mod names;
 mod runtime_api;
+mod scaler;
 mod service;
 mod state;
 
@@ -71,4 +72,5 @@ pub use faults::FaultStats;
 pub use fleet::{DOUBLING_WINDOW, MIN_ENVIRONMENTS, MIN_INSTANCES};
 pub use managed::SCALING_THROTTLE_REASON;
 pub use metering::{FunctionMetrics, InvocationRecord, LambdaMetrics, Outcome};
+pub use scaler::{ScalingBounds, DEFAULT_MIN_ENVIRONMENTS, SCALE_IN_AFTER, SCALE_PERIOD};
 pub use service::LambdaService;

@@ -1,58 +1,88 @@
 //! One attempt of an invocation of a function on Lambda Managed Instances:
 //! a free slot in one of its multi-concurrent environments (see `multi`),
-//! the event, the answer, the record.
+//! the event, the answer, the record; and the scaler that adds and retires
+//! those environments in the background.
 //!
-//! Each function starts its minimum environments with the service (Lambda
-//! starts three before the function is active). Lambda "scales
-//! asynchronously based on CPU resource utilization and multi-concurrency
-//! saturation" ("Scaling Lambda Managed Instances",
+//! "Lambda Managed Instances does not scale when invocations arrive and
+//! does not support cold starts" ("Scaling Lambda Managed Instances",
 //! https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-scaling.html):
-//! - CPU: every [`SCALE_PERIOD`] the scaler reads each environment's CPU,
-//!   and adds one environment when their mean use of their vCPUs is above
-//!   the target (the capacity provider's `AverageCPUUtilization`, else
-//!   `LambdaConfig::managed_cpu_target`); invocations go first to
-//!   environments under it;
-//! - saturation: where every environment is full, another starts at once;
-//!
-//! both as long as the fleet allows it (see `fleet`: at most double within
-//! five minutes, `MaxVCpuCount`); otherwise a saturated invocation is
-//! throttled. Invocations that arrive while one starts wait for its slots.
-//! Environments are not scaled in: a run is billed its peak fleet from then
-//! on (AWS scales in "as traffic decreases", at a pace it does not give).
+//! an invocation that finds every slot busy is throttled at once (429:
+//! "Lambda Managed Instances might reject new invokes to protect invokes
+//! that are already in flight", LMI troubleshooting,
+//! https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-troubleshooting.html)
+//! and wakes the scaler, which decides (see `scaler`) from saturation and
+//! CPU whether to start environments (as far as the fleet allows, see
+//! `fleet`) or to retire an idle one. No invocation waits for an init, but
+//! those that arrive before the function's minimum environments have
+//! started: until then the function is not active, and on AWS its
+//! deployment would not have finished.
 
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::Bytes;
 use chrono::Utc;
 use localcloud_core::{InvokeError, InvokeResponse};
-use tokio::sync::OwnedSemaphorePermit;
+use tokio::sync::{watch, Notify, OwnedSemaphorePermit};
 
 use crate::attempt::{settle, shutting_down, Attempt};
 use crate::concurrency::Slot;
 use crate::environment::{Environment, InitFailure};
 use crate::failures;
-use crate::fleet::{Footprint, ScaleRefusal, MIN_ENVIRONMENTS};
+use crate::fleet::Footprint;
 use crate::function::Function;
 use crate::metering::Outcome;
 use crate::multi::{Hooks, MultiEnvironment};
+use crate::scaler::{self, Signals, Step, SCALE_PERIOD};
 use crate::state::Inner;
 
-/// An environment, a slot in it, and its init duration if it just started.
-type Reserved = (
-    Arc<MultiEnvironment>,
-    OwnedSemaphorePermit,
-    Option<Duration>,
-);
-
-/// The throttle reason of an invocation the fleet has no room for. AWS
-/// documents these throttles (HTTP 429) but not their reason; this is the
-/// nearest of the Invoke API's `ThrottleReason` values.
+/// The throttle reason of an invocation that found no free slot. AWS's
+/// LMI pages name the causes of these throttles only as metrics
+/// (`ConcurrencyThrottles`, `CPUThrottles`, `MemoryThrottles`,
+/// `DiskThrottles`), not the Invoke API's `Reason`; this is the nearest of
+/// the API's `ThrottleReason` values, for a concurrency throttle.
 pub const SCALING_THROTTLE_REASON: &str = "ConcurrentInvocationLimitExceeded";
 
-/// Why no environment could be had.
-pub(crate) enum NoEnvironment {
-    Refused(ScaleRefusal),
+/// What a managed function's invocations tell its scaler.
+pub(crate) struct ScalerInbox {
+    /// Invocations throttled since the scaler last looked.
+    throttled: AtomicU64,
+    wake: Notify,
+    /// Whether its minimum environments have been started.
+    active: watch::Sender<bool>,
+}
+
+impl ScalerInbox {
+    pub fn new() -> Self {
+        Self {
+            throttled: AtomicU64::new(0),
+            wake: Notify::new(),
+            active: watch::Sender::new(false),
+        }
+    }
+
+    /// An invocation found no free slot: the scaler looks at once.
+    fn throttled(&self) {
+        self.throttled.fetch_add(1, Ordering::Relaxed);
+        self.wake.notify_one();
+    }
+
+    fn take_throttled(&self) -> u64 {
+        self.throttled.swap(0, Ordering::Relaxed)
+    }
+
+    fn activate(&self) {
+        self.active
+            .send_if_modified(|active| !std::mem::replace(active, true));
+    }
+}
+
+/// Why no environment could be started: the fleet had no room for it
+/// (the doubling bound, `MaxVCpuCount`), or its init failed.
+enum NoEnvironment {
+    Refused,
     Init(InitFailure),
 }
 
@@ -64,22 +94,9 @@ impl Inner {
         payload: Bytes,
         slot: Slot,
     ) -> Result<InvokeResponse, InvokeError> {
-        let (env, env_slot, init) = match function.reserve_managed(self.cpu_target(function)) {
-            Some((env, env_slot)) => (env, env_slot, None),
-            None => match self.reserve_or_start(function).await {
-                Ok(reserved) => reserved,
-                Err(NoEnvironment::Init(failure)) => {
-                    return self.init_failed(attempt, failure, slot)
-                }
-                Err(NoEnvironment::Refused(_)) => {
-                    drop(slot);
-                    let record = attempt.record(Outcome::Throttled, 0.0, None, None, None);
-                    self.meter.record(record);
-                    return Err(InvokeError::Throttled {
-                        reason: SCALING_THROTTLE_REASON.to_string(),
-                    });
-                }
-            },
+        let Some((env, env_slot)) = self.slot_in_fleet(function).await else {
+            drop(slot);
+            return Err(self.throttle_managed(function, attempt));
         };
         attempt.start = Utc::now();
         let request_id = attempt.request_id.clone();
@@ -94,11 +111,11 @@ impl Inner {
         let Some((outcome, payload, _)) = settle(function, &request_id, completion, timeout) else {
             return Err(shutting_down());
         };
-        let init_ms = init.map(|d| d.as_secs_f64() * 1000.0);
         let error_type = (outcome != Outcome::Success)
             .then(|| failures::error_type(&payload))
             .flatten();
-        let record = attempt.record(outcome, duration_ms, init_ms, memory, error_type);
+        // No init: the environment was running before the invocation came.
+        let record = attempt.record(outcome, duration_ms, None, memory, error_type);
         function.log.line(&format!(
             "END RequestId: {request_id}\n{}",
             record.report_line()
@@ -112,35 +129,140 @@ impl Inner {
         })
     }
 
-    /// A slot in an environment started meanwhile by another invocation, or
-    /// in a new one (with its init duration).
-    async fn reserve_or_start(&self, function: &Arc<Function>) -> Result<Reserved, NoEnvironment> {
-        let _starting = function.fleet_start.lock().await;
-        if let Some((env, slot)) = function.reserve_managed(self.cpu_target(function)) {
-            return Ok((env, slot, None));
+    /// A free slot in a running environment; before the function is active
+    /// (its minimum environments started), one once it is.
+    async fn slot_in_fleet(
+        &self,
+        function: &Function,
+    ) -> Option<(Arc<MultiEnvironment>, OwnedSemaphorePermit)> {
+        let target = self.cpu_target(function);
+        if let Some(reserved) = function.reserve_managed(target) {
+            return Some(reserved);
         }
-        let (env, init) = self.start_managed(function, Demand::Invocation).await?;
-        let slot = env
-            .try_reserve()
-            .ok_or(NoEnvironment::Init(InitFailure::ShuttingDown))?;
-        Ok((env, slot, Some(init)))
+        let mut active = function.scaler.active.subscribe();
+        if *active.borrow() {
+            return None;
+        }
+        let mut shutdown = self.shutdown_signal();
+        tokio::select! {
+            _ = active.wait_for(|active| *active) => function.reserve_managed(target),
+            _ = shutdown.wait_for(|stop| *stop) => None,
+        }
+    }
+
+    /// Records and answers an invocation that found no free slot, and tells
+    /// the scaler.
+    fn throttle_managed(&self, function: &Function, attempt: &mut Attempt<'_>) -> InvokeError {
+        self.meter
+            .record(attempt.record(Outcome::Throttled, 0.0, None, None, None));
+        function.scaler.throttled();
+        if let Some(fleet) = self.fleet(function) {
+            fleet.throttled();
+        }
+        InvokeError::Throttled {
+            reason: SCALING_THROTTLE_REASON.to_string(),
+        }
+    }
+
+    /// Lambda's scaler for a managed function, until the service stops:
+    /// it starts the minimum environments (then the function is active),
+    /// and looks again every [`SCALE_PERIOD`] (reading the environments'
+    /// CPU) and whenever an invocation is throttled.
+    pub(crate) async fn scale_managed(self: Arc<Self>, function: Arc<Function>) {
+        let mut shutdown = self.shutdown_signal();
+        let mut tick = tokio::time::interval(SCALE_PERIOD);
+        loop {
+            let read_cpu = tokio::select! {
+                _ = shutdown.wait_for(|stop| *stop) => return,
+                _ = tick.tick() => true,
+                _ = function.scaler.wake.notified() => false,
+            };
+            let scaled = self.scale_once(&function, read_cpu).await;
+            // Invocations that waited for the minimum go on, whether or
+            // not it could be started (a failure is in the function's log).
+            function.scaler.activate();
+            if scaled.is_break() {
+                return;
+            }
+        }
+    }
+
+    /// One look of the scaler: signals, decision, action. `Break` when the
+    /// service is stopping.
+    async fn scale_once(&self, function: &Arc<Function>, read_cpu: bool) -> ControlFlow<()> {
+        let Some(managed) = &function.config.managed else {
+            return ControlFlow::Break(());
+        };
+        let now = Instant::now();
+        let after = self.config.managed_scale_in_after;
+        let (signals, idle) = {
+            let envs = function.managed_environments();
+            let vcpus = managed.vcpus(function.config.memory_mb);
+            let cpu: Vec<f64> = if read_cpu {
+                envs.iter()
+                    .filter_map(|env| env.measure_cpu(vcpus, now))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let idle = envs
+                .iter()
+                .filter(|env| env.idle_for(now).is_some_and(|idle| idle >= after))
+                .count();
+            let signals = Signals {
+                environments: envs.len() as u32,
+                slots_per_environment: function.config.max_concurrency().unwrap_or(1),
+                in_flight: envs.iter().map(|env| env.in_flight()).sum(),
+                throttled: function.scaler.take_throttled(),
+                cpu_busy: (!cpu.is_empty()).then(|| cpu.iter().sum::<f64>() / cpu.len() as f64),
+                cpu_target: self.cpu_target(function),
+            };
+            (signals, idle as u32)
+        };
+        match scaler::step(&signals, &managed.scaling, idle) {
+            Step::Add(n) => self.add_environments(function, n).await,
+            Step::RetireOne => {
+                // Dropping the last handle stops its process; the fleet
+                // hears of it from the driver.
+                drop(function.take_idle_managed(after, now));
+                ControlFlow::Continue(())
+            }
+            Step::Hold => ControlFlow::Continue(()),
+        }
+    }
+
+    /// Starts up to `n` environments of `function`, fewer when the fleet
+    /// refuses one (the next look tries again) or one fails its init
+    /// (written to the function's log).
+    async fn add_environments(&self, function: &Arc<Function>, n: u32) -> ControlFlow<()> {
+        for _ in 0..n {
+            match self.start_managed(function).await {
+                Ok(()) => {}
+                Err(NoEnvironment::Init(InitFailure::ShuttingDown)) => {
+                    return ControlFlow::Break(())
+                }
+                Err(NoEnvironment::Init(failure)) => {
+                    let why = init_failure_text(&failure);
+                    function
+                        .log
+                        .line(&format!("could not start an environment: {why}"));
+                    break;
+                }
+                Err(NoEnvironment::Refused) => break,
+            }
+        }
+        ControlFlow::Continue(())
     }
 
     /// A new environment of `function`, if its fleet has room for it.
-    async fn start_managed(
-        &self,
-        function: &Arc<Function>,
-        demand: Demand,
-    ) -> Result<(Arc<MultiEnvironment>, Duration), NoEnvironment> {
+    async fn start_managed(&self, function: &Arc<Function>) -> Result<(), NoEnvironment> {
         let fleet = self.fleet(function).cloned();
         if let (Some(fleet), Some(managed)) = (&fleet, &function.config.managed) {
             let size = Footprint::of(managed, function.config.memory_mb);
-            let (name, now) = (&function.config.name, Instant::now());
-            let room = match demand {
-                Demand::Invocation => fleet.add(name, size, now),
-                Demand::Scaler => fleet.grow(name, size, now),
-            };
-            room.map_err(NoEnvironment::Refused)?;
+            let floor = managed.scaling.min;
+            fleet
+                .grow(&function.config.name, size, Instant::now(), floor)
+                .map_err(|_| NoEnvironment::Refused)?;
         }
         let mut shutdown = self.shutdown_signal();
         let started = Environment::start(
@@ -151,8 +273,8 @@ impl Inner {
             &mut shutdown,
         )
         .await;
-        let (env, init) = match started {
-            Ok(started) => started,
+        let env = match started {
+            Ok((env, _init)) => env,
             Err(failure) => {
                 if let Some(fleet) = &fleet {
                     fleet.remove(&function.config.name, Instant::now());
@@ -169,38 +291,8 @@ impl Inner {
             hooks(function, fleet),
             shutdown,
         );
-        function.add_managed(env.clone());
-        Ok((env, init))
-    }
-
-    /// The environments Lambda starts before a function is active; a
-    /// failure is written to the function's log (invocations then start
-    /// environments as they need them).
-    pub(crate) async fn start_minimum(self: Arc<Self>, function: Arc<Function>) {
-        let _starting = function.fleet_start.lock().await;
-        for _ in 0..MIN_ENVIRONMENTS {
-            match self.start_managed(&function, Demand::Invocation).await {
-                Ok(_) => {}
-                Err(NoEnvironment::Init(InitFailure::ShuttingDown)) => return,
-                Err(NoEnvironment::Init(failure)) => {
-                    let why = match failure {
-                        InitFailure::Spawn(err) => err.to_string(),
-                        InitFailure::Exited(status) => format!("the runtime exited ({status})"),
-                        InitFailure::Reported(_) => "the runtime reported an init error".into(),
-                        InitFailure::TimedOut => "the init phase timed out".into(),
-                        InitFailure::ShuttingDown => "the service is stopping".into(),
-                    };
-                    let m = format!("could not start the minimum environments: {why}");
-                    function.log.line(&m);
-                    return;
-                }
-                Err(NoEnvironment::Refused(refusal)) => {
-                    let m = format!("could not start the minimum environments: {refusal:?}");
-                    function.log.line(&m);
-                    return;
-                }
-            }
-        }
+        function.add_managed(env);
+        Ok(())
     }
 
     /// The CPU utilisation `function`'s fleet scales to: its provider's
@@ -210,59 +302,17 @@ impl Inner {
             .and_then(|fleet| fleet.cpu_target())
             .unwrap_or(self.config.managed_cpu_target)
     }
+}
 
-    /// Lambda's scaler for `function`: every [`SCALE_PERIOD`], one more
-    /// environment when its environments' mean CPU use is above the target
-    /// (and the fleet has room), until the service stops.
-    pub(crate) async fn scale_on_cpu(self: Arc<Self>, function: Arc<Function>) {
-        let Some(managed) = function.config.managed.clone() else {
-            return;
-        };
-        let vcpus = managed.vcpus(function.config.memory_mb);
-        let mut shutdown = self.shutdown_signal();
-        let mut tick = tokio::time::interval(SCALE_PERIOD);
-        loop {
-            tokio::select! {
-                _ = shutdown.wait_for(|stop| *stop) => return,
-                _ = tick.tick() => {}
-            }
-            let now = Instant::now();
-            let busy: Vec<f64> = function
-                .managed_environments()
-                .iter()
-                .filter_map(|env| env.measure_cpu(vcpus, now))
-                .collect();
-            if !over_target(&busy, self.cpu_target(&function)) {
-                continue;
-            }
-            let _starting = function.fleet_start.lock().await;
-            if let Err(NoEnvironment::Init(InitFailure::ShuttingDown)) =
-                self.start_managed(&function, Demand::Scaler).await
-            {
-                return;
-            }
-            // A refusal (the doubling bound, MaxVCpuCount) or a failed init:
-            // the next period tries again.
-        }
+/// Why an environment did not start, for the function's log.
+fn init_failure_text(failure: &InitFailure) -> String {
+    match failure {
+        InitFailure::Spawn(err) => err.to_string(),
+        InitFailure::Exited(status) => format!("the runtime exited ({status})"),
+        InitFailure::Reported(_) => "the runtime reported an init error".into(),
+        InitFailure::TimedOut => "the init phase timed out".into(),
+        InitFailure::ShuttingDown => "the service is stopping".into(),
     }
-}
-
-/// How often the scaler reads the environments' CPU: AWS's scaler acts on
-/// resource signals "asynchronously", at a pace it does not give.
-pub const SCALE_PERIOD: Duration = Duration::from_secs(2);
-
-/// Who asks for an environment: an invocation that found every slot busy
-/// (a refusal throttles it and is counted) or the scaler (not counted).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Demand {
-    Invocation,
-    Scaler,
-}
-
-/// Whether the environments' mean CPU use (each a share of its vCPUs) is
-/// above `target`.
-fn over_target(busy: &[f64], target: f64) -> bool {
-    !busy.is_empty() && busy.iter().sum::<f64>() / busy.len() as f64 > target
 }
 
 /// CPU readings of the environment go to its function; its end, to the
@@ -278,18 +328,5 @@ fn hooks(function: &Arc<Function>, fleet: Option<Arc<crate::fleet::Fleet>>) -> H
                 fleet.remove(&retirer.config.name, Instant::now());
             }
         }),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::over_target;
-
-    #[test]
-    fn the_scaler_acts_on_the_mean_cpu_use_above_the_target() {
-        assert!(!over_target(&[], 0.5), "no reading yet");
-        assert!(!over_target(&[0.9, 0.1, 0.2], 0.5), "one busy, mean 0.4");
-        assert!(!over_target(&[0.5, 0.5], 0.5), "at the target");
-        assert!(over_target(&[0.9, 0.3, 0.4], 0.5), "mean 0.53");
     }
 }

@@ -49,6 +49,11 @@ pub struct MultiEnvironment {
     /// readings (0 before two), as `f64` bits: the router reads it on every
     /// invocation, without a lock.
     busy_bits: AtomicU64,
+    /// Invocations it takes at once.
+    max: u32,
+    /// When an invocation last started or ended in it: the scaler retires
+    /// environments that have been idle long enough.
+    last_active: Mutex<Instant>,
 }
 
 struct Request {
@@ -83,15 +88,29 @@ impl MultiEnvironment {
             driver.run(shutdown).await;
             let _ = alive_tx.send(false);
         });
+        let max = max.max(1);
         Arc::new(Self {
             requests,
-            slots: Arc::new(Semaphore::new(max.max(1) as usize)),
+            slots: Arc::new(Semaphore::new(max as usize)),
             alive,
             peak_memory_mb,
             pid,
             last_cpu: Mutex::new(None),
             busy_bits: AtomicU64::new(0f64.to_bits()),
+            max,
+            last_active: Mutex::new(Instant::now()),
         })
+    }
+
+    /// Invocations running in it now (slots taken).
+    pub fn in_flight(&self) -> u32 {
+        let free = u32::try_from(self.slots.available_permits()).unwrap_or(u32::MAX);
+        self.max.saturating_sub(free)
+    }
+
+    /// How long it has had no invocation, as of `now`; `None` while one runs.
+    pub fn idle_for(&self, now: Instant) -> Option<Duration> {
+        (self.in_flight() == 0).then(|| now.saturating_duration_since(*self.last_active.lock()))
     }
 
     /// Reads the process's CPU time and returns the share of its `vcpus` it
@@ -133,16 +152,19 @@ impl MultiEnvironment {
         timeout: Duration,
         _slot: OwnedSemaphorePermit,
     ) -> Completion {
+        *self.last_active.lock() = Instant::now();
         let (reply, answer) = oneshot::channel();
         if self.requests.send(Request { invocation, reply }).is_err() {
             return Completion::ShuttingDown;
         }
-        match tokio::time::timeout(timeout, answer).await {
+        let completion = match tokio::time::timeout(timeout, answer).await {
             Ok(Ok(completion)) => completion,
             // The driver ended without a word: the service is stopping.
             Ok(Err(_)) => Completion::ShuttingDown,
             Err(_) => Completion::TimedOut,
-        }
+        };
+        *self.last_active.lock() = Instant::now();
+        completion
     }
 
     /// The process's peak memory so far (0 before the first reading).

@@ -80,8 +80,7 @@ impl LambdaService {
         ));
         for function in inner.functions.values() {
             if function.config.managed.is_some() {
-                tokio::spawn(inner.clone().start_minimum(function.clone()));
-                tokio::spawn(inner.clone().scale_on_cpu(function.clone()));
+                tokio::spawn(inner.clone().scale_managed(function.clone()));
             }
         }
         let reaper = tokio::spawn(reap_idle(inner.clone()));

@@ -273,7 +273,12 @@ pub(crate) fn function_config(
     at: &At,
     r: &mut Reader,
 ) -> Option<CapacityProviderConfig> {
-    let entry = props.get("CapacityProviderConfig")?;
+    let Some(entry) = props.get("CapacityProviderConfig") else {
+        // A FunctionScalingConfig without it is an error.
+        crate::scaling::function_scaling(props, at, r);
+        return None;
+    };
+    let at_function = at;
     let at = at.child("CapacityProviderConfig");
     let config = &entry.value;
     let keys = [
@@ -315,6 +320,7 @@ pub(crate) fn function_config(
         provider,
         memory_gib_per_vcpu: ratio,
         per_environment_max_concurrency: concurrency,
+        scaling: crate::scaling::function_scaling(props, at_function, r),
     })
 }
 

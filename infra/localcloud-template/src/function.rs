@@ -28,6 +28,7 @@ const USED: &[&str] = &[
     "PackageType",
     "FunctionUrlConfig",
     "CapacityProviderConfig",
+    "FunctionScalingConfig",
 ];
 /// Settings that change nothing a function can observe locally.
 const IGNORED: &[&str] = &[

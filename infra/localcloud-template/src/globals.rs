@@ -40,6 +40,7 @@ const GLOBAL_FUNCTION_KEYS: &[&str] = &[
     "LoggingConfig",
     "RecursiveLoop",
     "SourceKMSKeyArn",
+    "FunctionScalingConfig",
 ];
 const GLOBAL_HTTP_API_KEYS: &[&str] = &[
     "Auth",

@@ -65,6 +65,7 @@ mod queue;
 mod rest_api;
 mod rest_variant;
 mod schedule;
+mod scaling;
 mod scope;
 mod summary;
 mod table;
@@ -80,7 +81,8 @@ pub use diag::{Diagnostic, Severity, TemplateError};
 pub use function::cargo_binary;
 pub use lmi_variant::{lmi_variant, LMI_CAPACITY_PROVIDER, LMI_MIN_MEMORY_MB};
 pub use model::{
-    Application, Bucket, Build, CapacityProvider, CapacityProviderConfig, Function, FunctionUrl,
+    Application, Bucket, Build, CapacityProvider, CapacityProviderConfig, Function, FunctionScaling,
+    FunctionUrl,
     HttpApi, Parameter, Queue, RestApi, Route, ScheduleEvent, SqsEvent, Table,
 };
 pub use policy::{Grant, Policy, PolicySource, Target};

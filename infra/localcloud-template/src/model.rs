@@ -170,6 +170,17 @@ pub struct CapacityProviderConfig {
     /// `PerExecutionEnvironmentMaxConcurrency` (1 to 1,600) when given; the
     /// runtime's default applies otherwise.
     pub per_environment_max_concurrency: Option<u32>,
+    /// The function's `FunctionScalingConfig`.
+    pub scaling: FunctionScaling,
+}
+
+/// `FunctionScalingConfig`: the execution environments a function on
+/// Lambda Managed Instances keeps at least and may have at most; unset,
+/// Lambda's defaults (3, no maximum).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FunctionScaling {
+    pub min_execution_environments: Option<u32>,
+    pub max_execution_environments: Option<u32>,
 }
 
 /// A function URL (`FunctionUrlConfig`), SAM's `{Function}Url` resource.

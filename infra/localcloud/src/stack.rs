@@ -16,6 +16,7 @@ use localcloud_dynamodb::DynamoDb;
 use localcloud_esm::{EsmConfig, EsmHandle};
 use localcloud_lambda::{
     Architecture, CpuShare, FunctionConfig, LambdaConfig, LambdaService, ManagedInstances,
+    ScalingBounds,
 };
 use localcloud_metrics::MetricsDocument;
 use localcloud_sqs::SqsService;
@@ -495,6 +496,7 @@ fn start_lambda(
                     provider: c.arn.rsplit(':').next().unwrap_or_default().to_string(),
                     memory_gib_per_vcpu: c.memory_gib_per_vcpu,
                     max_concurrency: c.per_environment_max_concurrency,
+                    scaling: scaling_bounds(&c.scaling),
                 }),
         });
     }
@@ -518,6 +520,17 @@ fn start_lambda(
         what: "the Lambda service".into(),
         message: e.to_string(),
     })
+}
+
+/// `FunctionScalingConfig` as the Lambda service takes it: an unset
+/// minimum is Lambda's default, an unset maximum none.
+fn scaling_bounds(scaling: &localcloud_template::FunctionScaling) -> ScalingBounds {
+    ScalingBounds {
+        min: scaling
+            .min_execution_environments
+            .unwrap_or(ScalingBounds::default().min),
+        max: scaling.max_execution_environments,
+    }
 }
 
 /// A capacity provider's fleet, on the type its `InstanceRequirements`

@@ -3,15 +3,17 @@
 //! function), each answered to its own caller, failures isolated; on-demand
 //! functions keep one invocation per environment at a time. The fleet:
 //! three environments started before the first invocation, on at least
-//! three instances that are metered, and throttles when traffic more than
-//! doubles within five minutes.
+//! three instances that are metered; a burst beyond its slots is throttled
+//! at once while the scaler adds environments in the background (at most
+//! doubling within five minutes), and retires them when idle.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use localcloud_core::InvokeError;
 use localcloud_lambda::{
-    FunctionConfig, LambdaService, ManagedInstances, MIN_ENVIRONMENTS, SCALING_THROTTLE_REASON,
+    FunctionConfig, LambdaService, ManagedInstances, Outcome, ScalingBounds, MIN_ENVIRONMENTS,
+    SCALING_THROTTLE_REASON,
 };
 use serde_json::{json, Value};
 
@@ -35,6 +37,7 @@ fn managed_on(
             provider: "fleet".into(),
             memory_gib_per_vcpu: 2,
             max_concurrency,
+            scaling: ScalingBounds::default(),
         }),
         ..function(name, binary)
     }
@@ -285,44 +288,149 @@ async fn a_managed_function_starts_three_environments_on_three_metered_instances
     service.shutdown().await;
 }
 
-/// "If your traffic more than doubles within 5 minutes, you may see
-/// throttles": a new function may go from its three environments to six at
-/// once, not further; the invocations that wanted a seventh and eighth are
-/// throttled (429), counted by the function and the fleet.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn traffic_that_more_than_doubles_within_five_minutes_is_throttled() {
-    let service = start(config(vec![managed(
-        "lmi",
-        Some(1),
-        Duration::from_secs(20),
-    )]));
-    wait_for_environments(&service, 3).await;
-    let calls: Vec<_> = (0..8)
+/// Invocations sent at once: how many were served and how many throttled
+/// (with the scaler's reason); any other failure fails the test.
+async fn burst(service: &Arc<LambdaService>, name: &str, n: usize, ms: u64) -> (usize, usize) {
+    let (served, throttled) = timed_burst(service, name, n, ms).await;
+    (served, throttled.len())
+}
+
+/// As [`burst`], with how long each throttled call took to be answered.
+async fn timed_burst(
+    service: &Arc<LambdaService>,
+    name: &str,
+    n: usize,
+    ms: u64,
+) -> (usize, Vec<Duration>) {
+    let calls: Vec<_> = (0..n)
         .map(|_| {
-            let service = service.clone();
-            tokio::spawn(async move { invoke(&service, "lmi", json!({"ms": 5000})).await })
+            let (service, name) = (service.clone(), name.to_string());
+            tokio::spawn(async move {
+                let sent = Instant::now();
+                let answer = invoke(&service, &name, json!({"ms": ms})).await;
+                (answer, sent.elapsed())
+            })
         })
         .collect();
-    let (mut served, mut throttled) = (0, 0);
+    let (mut served, mut throttled) = (0, Vec::new());
     for call in calls {
         match call.await.expect("joined") {
-            Ok(answer) => {
+            (Ok(answer), _) => {
                 assert_eq!(answer.function_error, None);
                 served += 1;
             }
-            Err(InvokeError::Throttled { reason }) => {
+            (Err(InvokeError::Throttled { reason }), took) => {
                 assert_eq!(reason, SCALING_THROTTLE_REASON);
-                throttled += 1;
+                throttled.push(took);
             }
-            Err(other) => panic!("{other}"),
+            (Err(other), _) => panic!("{other}"),
         }
     }
-    assert_eq!((served, throttled), (6, 2));
+    (served, throttled)
+}
+
+/// Polls the fleet's environments (up to `within`) until `done` holds;
+/// the last count seen.
+async fn environments_until(
+    service: &LambdaService,
+    within: Duration,
+    done: impl Fn(u32) -> bool,
+) -> u32 {
+    let deadline = Instant::now() + within;
+    loop {
+        let n = service.metrics().capacity_providers["fleet"].environments;
+        if done(n) || Instant::now() >= deadline {
+            return n;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// "Lambda Managed Instances does not scale when invocations arrive and
+/// does not support cold starts ... [it] might reject new invokes to
+/// protect invokes that are already in flight": 20 invocations at once on
+/// three environments of two slots are throttled beyond the slots, and no
+/// served one waited for an init. The scaler then adds environments in the
+/// background, at most doubling them within five minutes ("If your traffic
+/// more than doubles within 5 minutes, you may see throttles"), and
+/// retires them once idle, down to the minimum.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_burst_beyond_the_slots_is_throttled_and_the_fleet_scales_out_then_in() {
+    let mut config = config(vec![managed("lmi", Some(2), Duration::from_secs(20))]);
+    config.managed_scale_in_after = Duration::from_secs(1);
+    let service = start(config);
+    wait_for_environments(&service, 3).await;
+    // WHEN 20 invocations of 1.5 s arrive at once
+    let (served, throttled_after) = timed_burst(&service, "lmi", 20, 1500).await;
+    let throttled = throttled_after.len();
+    // THEN at most the doubled fleet's 12 slots served them, the rest
+    // were throttled at once (not after a slot or an environment freed up:
+    // the served ones held theirs for 1.5 s), counted by the function and
+    // the fleet
+    assert_eq!(served + throttled, 20);
+    assert!((6..=12).contains(&served), "served {served}");
+    let slowest = throttled_after.iter().max().copied().unwrap_or_default();
+    assert!(slowest < Duration::from_millis(1500), "{throttled_after:?}");
     let metrics = service.metrics();
-    assert_eq!(metrics.functions["lmi"].throttles, 2);
+    assert_eq!(metrics.functions["lmi"].throttles, throttled as u64);
     let fleet = &metrics.capacity_providers["fleet"];
-    assert_eq!(fleet.scaling_refusals, 2);
-    assert_eq!((fleet.environments, fleet.instances), (6, 6));
-    assert_eq!(service.process_ids().len(), 6);
+    assert_eq!(fleet.scaling_refusals, throttled as u64, "{fleet:?}");
+    // AND no served invocation waited for an environment's init
+    let records = service.records();
+    let successes: Vec<_> = records
+        .iter()
+        .filter(|r| r.outcome == Outcome::Success)
+        .collect();
+    assert_eq!(successes.len(), served);
+    assert!(successes.iter().all(|r| r.init_duration_ms.is_none()));
+    // AND the scaler added environments, up to the doubling bound's six
+    // (each fills a c7i.large: the fleet's peak instances are its peak
+    // environments, whatever it has retired since)
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while service.metrics().capacity_providers["fleet"].peak_instances < 6
+        && Instant::now() < deadline
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let fleet = &service.metrics().capacity_providers["fleet"];
+    assert_eq!(fleet.peak_instances, 6, "{fleet:?}");
+    // AND retires them once idle, one at a time, down to the minimum three
+    let scaled_in = environments_until(&service, Duration::from_secs(60), |n| n <= 3).await;
+    assert_eq!(scaled_in, 3);
+    let fleet = &service.metrics().capacity_providers["fleet"];
+    assert_eq!((fleet.environments, fleet.instances), (3, 3), "{fleet:?}");
+    assert_eq!(service.process_ids().len(), 3);
+    service.shutdown().await;
+}
+
+/// `FunctionScalingConfig`: a function starts its `MinExecutionEnvironments`
+/// and the scaler never passes its `MaxExecutionEnvironments`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_function_scaling_config_bounds_the_environments() {
+    let mut function = managed("lmi", Some(1), Duration::from_secs(20));
+    if let Some(managed) = &mut function.managed {
+        managed.scaling = ScalingBounds {
+            min: 1,
+            max: Some(2),
+        };
+    }
+    let service = start(config(vec![function]));
+    // GIVEN one environment before any invocation
+    let first = burst(&service, "lmi", 1, 0).await;
+    assert_eq!(first, (1, 0));
+    assert_eq!(service.process_ids().len(), 1);
+    // WHEN more invocations come than two environments hold
+    let (served, throttled) = burst(&service, "lmi", 6, 1000).await;
+    assert!(
+        (1..=2).contains(&served) && throttled >= 4,
+        "{served} {throttled}"
+    );
+    // THEN the scaler adds one, and no more
+    let scaled = environments_until(&service, Duration::from_secs(20), |n| n >= 2).await;
+    assert_eq!(scaled, 2);
+    let (served, _) = burst(&service, "lmi", 6, 1000).await;
+    assert!(served <= 2, "two environments of one slot: {served}");
+    let fleet = &service.metrics().capacity_providers["fleet"];
+    assert_eq!(fleet.environments, 2, "{fleet:?}");
     service.shutdown().await;
 }

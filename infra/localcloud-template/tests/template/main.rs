@@ -2,6 +2,7 @@
 
 mod capacity;
 mod errors;
+mod function_scaling;
 mod functions;
 mod intrinsics;
 mod lmi_version;
