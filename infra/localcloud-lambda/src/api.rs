@@ -1,6 +1,8 @@
 //! The Lambda REST-JSON API on the shared endpoint: Invoke, GetFunction and
-//! GetFunctionConfiguration, in the shapes `aws-sdk-lambda` parses. Errors
-//! carry their code in `x-amzn-ErrorType` and `{"Type","message"}` bodies.
+//! GetFunctionConfiguration (each with `Qualifier`), and the version and
+//! alias operations (`versions_api`), in the shapes `aws-sdk-lambda`
+//! parses. Errors carry their code in `x-amzn-ErrorType` and
+//! `{"Type","message"}` bodies.
 
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -14,8 +16,9 @@ use localcloud_core::{
 use serde_json::{json, Value};
 
 use crate::function::Function;
-use crate::names::LATEST;
+use crate::names::{self, LATEST};
 use crate::service::LambdaService;
+use crate::versions::{Snapshot, VersionError};
 
 const PREFIX: &str = "/2015-03-31/functions/";
 
@@ -33,6 +36,17 @@ impl PathService for LambdaService {
             (&Method::GET, [name]) => self.get_function(name, &request, true),
             (&Method::GET, [name, op]) if op == "configuration" => {
                 self.get_function(name, &request, false)
+            }
+            (&Method::POST, [name, op]) if op == "versions" => self.publish_version(name, &request),
+            (&Method::GET, [name, op]) if op == "versions" => self.list_versions(name, &request),
+            (&Method::POST, [name, op]) if op == "aliases" => self.create_alias(name, &request),
+            (&Method::GET, [name, op]) if op == "aliases" => self.list_aliases(name, &request),
+            (&Method::GET, [name, op, alias]) if op == "aliases" => self.get_alias(name, alias),
+            (&Method::PUT, [name, op, alias]) if op == "aliases" => {
+                self.update_alias(name, alias, &request)
+            }
+            (&Method::DELETE, [name, op, alias]) if op == "aliases" => {
+                self.delete_alias(name, alias)
             }
             _ => Err(ApiError::new(
                 404,
@@ -57,7 +71,7 @@ impl LambdaService {
 
     /// True when `reference` (name, ARN or partial ARN) names a function here.
     pub fn has_function(&self, reference: &str) -> bool {
-        self.inner.resolve(reference, None).is_ok()
+        self.inner.lookup(reference).is_ok()
     }
 
     async fn invoke_api(
@@ -84,17 +98,15 @@ impl LambdaService {
             caller: "api".to_string(),
         };
         let qualifier = query_param(request, "Qualifier");
-        let response = self
-            .inner
-            .clone()
-            .invoke(invoke, qualifier.as_deref())
-            .await?;
+        let resolved = self.inner.resolve(name, qualifier.as_deref())?;
+        let executed = resolved.target.version.clone();
+        let response = self.inner.clone().invoke_resolved(resolved, invoke).await?;
         let mut builder = http::Response::builder()
             .status(response.status)
             .header("content-type", "application/json")
             .header("x-amzn-requestid", &response.request_id);
         if response.status == 200 {
-            builder = builder.header("x-amz-executed-version", LATEST);
+            builder = builder.header("x-amz-executed-version", executed);
         }
         if let Some(error) = &response.function_error {
             builder = builder.header("x-amz-function-error", error);
@@ -111,8 +123,18 @@ impl LambdaService {
         with_code: bool,
     ) -> Result<HttpResponse, ApiError> {
         let qualifier = query_param(request, "Qualifier");
-        let function = self.inner.resolve(name, qualifier.as_deref())?;
-        let configuration = configuration(&function);
+        let resolved = self.inner.resolve(name, qualifier.as_deref())?;
+        let function = &resolved.function;
+        // Unqualified, GetFunction describes $LATEST, also on Managed Instances.
+        let configuration = match (&resolved.qualifier, &resolved.target.published) {
+            (Some(qualifier), Some(version)) => configuration_of(
+                &version.snapshot,
+                &names::qualified_arn(&function.arn, qualifier),
+                &version.name,
+                &version.description,
+            ),
+            _ => configuration(function),
+        };
         let body = if with_code {
             let mut body = json!({
                 "Configuration": configuration,
@@ -132,26 +154,34 @@ impl LambdaService {
     }
 }
 
-fn configuration(function: &Function) -> Value {
-    let config = &function.config;
-    let metadata = std::fs::metadata(&config.binary).ok();
-    let last_modified = metadata
-        .as_ref()
-        .and_then(|m| m.modified().ok())
-        .map(chrono::DateTime::<chrono::Utc>::from)
-        .unwrap_or_else(chrono::Utc::now);
+/// `$LATEST`'s `FunctionConfiguration`.
+pub(crate) fn configuration(function: &Function) -> Value {
+    let snapshot = function.code.snapshot(&function.config);
+    configuration_of(&snapshot, &function.arn, LATEST, "")
+}
+
+/// The `FunctionConfiguration` of `snapshot` as `version`, under `arn`
+/// (qualified for a published version or an alias).
+pub(crate) fn configuration_of(
+    snapshot: &Snapshot,
+    arn: &str,
+    version: &str,
+    description: &str,
+) -> Value {
+    let config = &snapshot.config;
     json!({
         "FunctionName": config.name,
-        "FunctionArn": function.arn,
+        "FunctionArn": arn,
         "Runtime": "provided.al2023",
-        "Role": format!("arn:aws:iam::{}:role/localcloud", account_of(&function.arn)),
+        "Role": format!("arn:aws:iam::{}:role/localcloud", account_of(arn)),
         "Handler": config.handler,
-        "CodeSize": metadata.map(|m| m.len()).unwrap_or(0),
-        "Description": "",
+        "CodeSize": snapshot.code_size,
+        "CodeSha256": snapshot.code_sha256,
+        "Description": description,
         "Timeout": config.timeout.as_secs_f64().ceil() as u64,
         "MemorySize": config.memory_mb,
-        "LastModified": last_modified.format("%Y-%m-%dT%H:%M:%S%.3f+0000").to_string(),
-        "Version": LATEST,
+        "LastModified": snapshot.last_modified,
+        "Version": version,
         "Environment": { "Variables": config.environment },
         "TracingConfig": { "Mode": "PassThrough" },
         "State": "Active",
@@ -168,15 +198,15 @@ fn account_of(arn: &str) -> &str {
 
 /// An error of the Lambda API in its REST-JSON shape.
 #[derive(Debug)]
-struct ApiError {
-    status: u16,
+pub(crate) struct ApiError {
+    pub(crate) status: u16,
     code: String,
-    message: String,
+    pub(crate) message: String,
     reason: Option<String>,
 }
 
 impl ApiError {
-    fn new(status: u16, code: &str, message: &str) -> Self {
+    pub(crate) fn new(status: u16, code: &str, message: &str) -> Self {
         Self {
             status,
             code: code.to_string(),
@@ -203,6 +233,12 @@ impl ApiError {
     }
 }
 
+impl From<VersionError> for ApiError {
+    fn from(err: VersionError) -> Self {
+        InvokeError::from(err).into()
+    }
+}
+
 impl From<InvokeError> for ApiError {
     fn from(err: InvokeError) -> Self {
         let message = err.to_string();
@@ -226,7 +262,7 @@ impl From<InvokeError> for ApiError {
     }
 }
 
-fn json_response(status: u16, body: &Value) -> HttpResponse {
+pub(crate) fn json_response(status: u16, body: &Value) -> HttpResponse {
     http::Response::builder()
         .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
         .header("content-type", "application/json")
@@ -239,7 +275,7 @@ fn header<'a>(request: &'a HttpRequest, name: &str) -> Option<&'a str> {
     request.headers().get(name).and_then(|v| v.to_str().ok())
 }
 
-fn query_param(request: &HttpRequest, name: &str) -> Option<String> {
+pub(crate) fn query_param(request: &HttpRequest, name: &str) -> Option<String> {
     request.uri().query()?.split('&').find_map(|pair| {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
         (percent_decode(key) == name).then(|| percent_decode(value))

@@ -11,10 +11,12 @@ use localcloud_core::InvokeError;
 
 use crate::function::Function;
 use crate::state::Inner;
+use crate::versions::Invoked;
 
 pub(crate) fn enqueue(
     inner: Arc<Inner>,
     function: Arc<Function>,
+    invoked: Invoked,
     payload: Bytes,
     caller: String,
     request_id: String,
@@ -31,6 +33,7 @@ pub(crate) fn enqueue(
             let result = inner
                 .run(
                     &function,
+                    &invoked,
                     payload.clone(),
                     &caller,
                     "Event",

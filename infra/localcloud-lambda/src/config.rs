@@ -87,7 +87,7 @@ use crate::cpu_share::EnvironmentSize;
 pub use localcloud_metrics::Architecture;
 
 /// One function: its binary plays the part of `bootstrap` in `provided.al2023`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FunctionConfig {
     pub name: String,
     pub binary: PathBuf,
@@ -101,6 +101,29 @@ pub struct FunctionConfig {
     /// Lambda Managed Instances (`CapacityProviderConfig`): environments
     /// that serve many invocations at once; `None` for on-demand.
     pub managed: Option<ManagedInstances>,
+    /// Versions and aliases its stack creates with it.
+    pub publish: Publication,
+}
+
+/// What a stack creates along with a function: `AWS::Lambda::Version`
+/// resources (SAM's `AutoPublishAlias` makes one) and `AWS::Lambda::Alias`
+/// resources. The function cannot change while the service runs, so every
+/// version of a stack is version 1, as `PublishVersion` answers when nothing
+/// changed since the last version.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Publication {
+    /// Publish version 1 at start.
+    pub version: bool,
+    pub aliases: Vec<AliasConfig>,
+}
+
+/// An alias a stack creates: `FunctionVersion` is `$LATEST`, a version
+/// number or `$LATEST.PUBLISHED`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AliasConfig {
+    pub name: String,
+    pub function_version: String,
+    pub description: String,
 }
 
 /// How a function on Lambda Managed Instances sizes its execution
@@ -153,6 +176,7 @@ impl FunctionConfig {
             reserved_concurrency: None,
             architecture: Architecture::default(),
             managed: None,
+            publish: Publication::default(),
         }
     }
 

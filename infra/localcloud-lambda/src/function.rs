@@ -13,6 +13,7 @@ use crate::environment::Environment;
 use crate::faults::Faults;
 use crate::logs::FunctionLog;
 use crate::multi::MultiEnvironment;
+use crate::versions::{CodeReader, Versions};
 use localcloud_core::procstat;
 
 const CPU_SAMPLE_PERIOD: Duration = Duration::from_millis(100);
@@ -22,6 +23,10 @@ pub struct Function {
     pub arn: String,
     pub log: FunctionLog,
     pub faults: Faults,
+    /// Its published versions and aliases, which run in its environments.
+    pub versions: Versions,
+    /// Reads its binary for `CodeSha256` and version snapshots.
+    pub code: CodeReader,
     /// Warm environments, most recently used last (reused first, as on AWS).
     idle: Mutex<Vec<Environment>>,
     /// Lambda Managed Instances: environments that serve many invocations
@@ -33,12 +38,20 @@ pub struct Function {
 }
 
 impl Function {
-    pub fn new(config: FunctionConfig, arn: String, log: FunctionLog) -> Self {
+    pub fn new(
+        config: FunctionConfig,
+        arn: String,
+        log: FunctionLog,
+        versions: Versions,
+        code: CodeReader,
+    ) -> Self {
         Self {
             config,
             arn,
             log,
             faults: Faults::default(),
+            versions,
+            code,
             idle: Mutex::new(Vec::new()),
             fleet: Mutex::new(Vec::new()),
             scaler: crate::managed::ScalerInbox::new(),

@@ -35,7 +35,8 @@
 //! capacity provider's instances, scaled in the background), `attempt` (what both
 //! kinds of attempt share), `concurrency`, `async_invoke` (Event retries), `api`
 //! (REST-JSON routes), `metering`, `cpu` (CPU time of the function processes,
-//! by named thread), `cpu_share` (CPU in proportion to memory, as on AWS), `contention` (this
+//! by named thread), `cpu_share` (CPU in proportion to memory, as on AWS), `versions` and
+//! `versions_api` (published versions and aliases), `contention` (this
 //! machine's contention within each invocation, which AWS would not bill), `failures` (Lambda's own error documents), `faults`
 //! (environments killed on purpose).
 
@@ -62,10 +63,13 @@ mod runtime_api;
 mod scaler;
 mod service;
 mod state;
+mod versions;
+mod versions_api;
 
 pub use concurrency::{ACCOUNT_LIMIT_EXCEEDED, RESERVED_LIMIT_EXCEEDED};
 pub use config::{
-    Architecture, CapacityProvider, CpuShare, FunctionConfig, LambdaConfig, ManagedInstances,
+    AliasConfig, Architecture, CapacityProvider, CpuShare, FunctionConfig, LambdaConfig,
+    ManagedInstances, Publication,
 };
 pub use cpu_share::CpuShareMode;
 pub use faults::FaultStats;

@@ -1,8 +1,51 @@
 //! Function references as the Invoke API accepts them: a name, a full ARN or a
 //! partial ARN (`123456789012:function:name`), each with an optional qualifier.
 
-/// The only version the local cloud publishes.
+/// The unpublished version: the function's current code and configuration.
 pub const LATEST: &str = "$LATEST";
+
+/// Lambda Managed Instances' version that an unqualified invoke runs
+/// ("$LATEST.PUBLISHED version in Lambda Managed Instances",
+/// https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-version-publishing.html).
+pub const LATEST_PUBLISHED: &str = "$LATEST.PUBLISHED";
+
+/// What a qualifier names: AWS's version numbers are digits only and its
+/// alias names may not be (the alias name pattern excludes all digits).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Qualifier<'a> {
+    Latest,
+    LatestPublished,
+    Number(u64),
+    Alias(&'a str),
+}
+
+impl<'a> Qualifier<'a> {
+    pub fn parse(qualifier: &'a str) -> Self {
+        match qualifier {
+            LATEST => Self::Latest,
+            LATEST_PUBLISHED => Self::LatestPublished,
+            q => match q.parse() {
+                Ok(n) if q.bytes().all(|b| b.is_ascii_digit()) => Self::Number(n),
+                _ => Self::Alias(q),
+            },
+        }
+    }
+}
+
+/// CreateAlias's pattern for `Name`, `(?!^[0-9]+$)([a-zA-Z0-9-_]+)`, 1 to
+/// 128 characters (https://docs.aws.amazon.com/lambda/latest/api/API_CreateAlias.html).
+pub fn is_valid_alias_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        && !name.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `function_arn` with `:{qualifier}`, the ARN of a version or an alias.
+pub fn qualified_arn(function_arn: &str, qualifier: &str) -> String {
+    format!("{function_arn}:{qualifier}")
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FunctionRef {
@@ -95,6 +138,28 @@ mod tests {
         assert!(!is_valid_name("bad name"));
         assert!(!is_valid_name("new\nline"));
         assert!(!is_valid_name(&"x".repeat(65)));
+    }
+
+    #[test]
+    fn qualifiers_are_versions_when_all_digits_and_aliases_otherwise() {
+        assert_eq!(Qualifier::parse("$LATEST"), Qualifier::Latest);
+        assert_eq!(
+            Qualifier::parse("$LATEST.PUBLISHED"),
+            Qualifier::LatestPublished
+        );
+        assert_eq!(Qualifier::parse("12"), Qualifier::Number(12));
+        assert_eq!(Qualifier::parse("live"), Qualifier::Alias("live"));
+        assert_eq!(Qualifier::parse("+1"), Qualifier::Alias("+1"));
+    }
+
+    #[test]
+    fn alias_names_follow_the_aws_pattern() {
+        assert!(is_valid_alias_name("live"));
+        assert!(is_valid_alias_name("v2-blue_green"));
+        assert!(!is_valid_alias_name("1"));
+        assert!(!is_valid_alias_name("$LATEST"));
+        assert!(!is_valid_alias_name(""));
+        assert!(!is_valid_alias_name(&"a".repeat(129)));
     }
 
     #[test]

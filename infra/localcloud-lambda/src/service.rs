@@ -19,8 +19,9 @@ use crate::failures;
 use crate::function::Function;
 use crate::logs::FunctionLog;
 use crate::metering::{FunctionMetrics, InvocationRecord, LambdaMetrics, Meter};
-use crate::names::{self, LATEST};
+use crate::names;
 use crate::state::Inner;
+use crate::versions::{CodeReader, Invoked, Target, Versions};
 
 pub struct LambdaService {
     pub(crate) inner: Arc<Inner>,
@@ -52,7 +53,12 @@ impl LambdaService {
             }
             let log = FunctionLog::open(config.log_dir.as_deref(), &function.name)?;
             let arn = names::function_arn(&config.region, &config.account_id, &function.name);
-            let entry = Arc::new(Function::new(function.clone(), arn, log));
+            let code = CodeReader::default();
+            let managed = function.managed.is_some();
+            let current = || code.snapshot(function);
+            let versions = Versions::create(&arn, managed, &function.publish, current)
+                .map_err(|e| invalid(format!("function {}: {e}", function.name)))?;
+            let entry = Arc::new(Function::new(function.clone(), arn, log, versions, code));
             if functions.insert(function.name.clone(), entry).is_some() {
                 return Err(invalid(format!(
                     "function {} is configured twice",
@@ -257,7 +263,18 @@ impl Inner {
         request: InvokeRequest,
         qualifier: Option<&str>,
     ) -> Result<InvokeResponse, InvokeError> {
-        let function = self.resolve(&request.function, qualifier)?;
+        let resolved = self.resolve(&request.function, qualifier)?;
+        self.invoke_resolved(resolved, request).await
+    }
+
+    /// The Invoke operation once the function and version are known.
+    pub async fn invoke_resolved(
+        self: Arc<Self>,
+        resolved: Resolved,
+        request: InvokeRequest,
+    ) -> Result<InvokeResponse, InvokeError> {
+        let invoked = resolved.invoked();
+        let function = resolved.function;
         let payload = validate_payload(request.payload, request.invocation_type)?;
         let request_id = new_request_id();
         match request.invocation_type {
@@ -266,6 +283,7 @@ impl Inner {
                 crate::async_invoke::enqueue(
                     self,
                     function,
+                    invoked,
                     payload,
                     request.caller,
                     request_id.clone(),
@@ -277,7 +295,8 @@ impl Inner {
                 // waiting (an API Gateway timeout), as on AWS.
                 let caller = request.caller;
                 let task = tokio::spawn(async move {
-                    self.run(&function, payload, &caller, "RequestResponse", request_id)
+                    let kind = "RequestResponse";
+                    self.run(&function, &invoked, payload, &caller, kind, request_id)
                         .await
                 });
                 task.await.unwrap_or_else(|err| {
@@ -291,11 +310,35 @@ impl Inner {
         }
     }
 
+    /// The function `reference` names and the version `qualifier` (or the
+    /// reference's own qualifier) names.
     pub fn resolve(
         &self,
         reference: &str,
         qualifier: Option<&str>,
-    ) -> Result<Arc<Function>, InvokeError> {
+    ) -> Result<Resolved, InvokeError> {
+        let (function, named) = self.lookup(reference)?;
+        let qualifier = match (qualifier, named) {
+            (Some(given), Some(named)) if given != named => {
+                return Err(InvokeError::Service {
+                    status: 400,
+                    code: "InvalidParameterValueException".to_string(),
+                    message: "The derived qualifier from the function name does not match the specified qualifier.".to_string(),
+                })
+            }
+            (given, named) => given.map(str::to_string).or(named),
+        };
+        let target = function.versions.resolve(qualifier.as_deref())?;
+        Ok(Resolved {
+            function,
+            target,
+            qualifier,
+        })
+    }
+
+    /// The function `reference` (name, ARN or partial ARN) names, and the
+    /// qualifier the reference carries, if any.
+    pub fn lookup(&self, reference: &str) -> Result<(Arc<Function>, Option<String>), InvokeError> {
         let not_found = |function: String| InvokeError::FunctionNotFound { function };
         let parsed = names::parse(reference).ok_or_else(|| not_found(reference.to_string()))?;
         let arn = names::function_arn(&self.config.region, &self.config.account_id, &parsed.name);
@@ -308,10 +351,28 @@ impl Inner {
                 .as_ref()
                 .is_some_and(|r| *r != self.config.region);
         let function = self.functions.get(&parsed.name).filter(|_| !foreign);
-        let function = function.ok_or_else(|| not_found(arn.clone()))?;
-        match qualifier.map(str::to_string).or(parsed.qualifier) {
-            Some(q) if q != LATEST => Err(not_found(format!("{arn}:{q}"))),
-            _ => Ok(function.clone()),
+        let function = function.ok_or_else(|| not_found(arn))?;
+        Ok((function.clone(), parsed.qualifier))
+    }
+}
+
+/// A function and one of its versions.
+pub struct Resolved {
+    pub function: Arc<Function>,
+    /// The version that runs.
+    pub target: Target,
+    /// The qualifier as given (an alias, a version or `$LATEST`).
+    pub qualifier: Option<String>,
+}
+
+impl Resolved {
+    pub fn invoked(&self) -> Invoked {
+        Invoked {
+            arn: match &self.qualifier {
+                Some(q) => names::qualified_arn(&self.function.arn, q),
+                None => self.function.arn.clone(),
+            },
+            version: self.target.version.clone(),
         }
     }
 }

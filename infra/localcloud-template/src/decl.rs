@@ -47,6 +47,8 @@ pub(crate) fn kind_of(ty: &str) -> ResKind {
         "AWS::DynamoDB::Table" | "AWS::Serverless::SimpleTable" => ResKind::Table,
         "AWS::S3::Bucket" => ResKind::Bucket,
         crate::capacity::SAM_TYPE | crate::capacity::CFN_TYPE => ResKind::CapacityProvider,
+        crate::versions::VERSION_TYPE => ResKind::Version,
+        crate::versions::ALIAS_TYPE => ResKind::Alias,
         other => ResKind::Other(other.to_string()),
     }
 }

@@ -29,6 +29,7 @@ const USED: &[&str] = &[
     "FunctionUrlConfig",
     "CapacityProviderConfig",
     "FunctionScalingConfig",
+    "AutoPublishAlias",
 ];
 /// Settings that change nothing a function can observe locally.
 const IGNORED: &[&str] = &[
@@ -41,7 +42,10 @@ const IGNORED: &[&str] = &[
     "KmsKeyArn",
     "VpcConfig",
     "EphemeralStorage",
-    "AutoPublishAlias",
+    // They decide when SAM publishes a new version; a stack publishes one.
+    "AutoPublishAliasAllProperties",
+    "AutoPublishCodeSha256",
+    "VersionDescription",
     "DeploymentPreference",
     "ProvisionedConcurrencyConfig",
     "SnapStart",
@@ -117,6 +121,7 @@ pub(crate) fn function(
     let build = metadata.and_then(|m| build(id, m, r));
     let url = function_url(id, props, name, &at, r);
     let capacity_provider = capacity::function_config(props, memory_size, &at, r);
+    let auto_publish_alias = auto_publish_alias(props, &at, r);
     let failed = r.diags.items[errors_before..]
         .iter()
         .any(|d| d.severity == Severity::Error);
@@ -141,11 +146,28 @@ pub(crate) fn function(
         build,
         url,
         capacity_provider,
+        auto_publish_alias,
     };
     Some(FunctionDecl {
         function,
         routes: events.routes,
     })
+}
+
+/// `AutoPublishAlias`: a name Lambda accepts for an alias.
+fn auto_publish_alias(props: &Node, at: &At, r: &mut Reader) -> Option<String> {
+    let alias = r.string(props, "AutoPublishAlias", at)?;
+    if !crate::versions::is_valid_alias_name(&alias) {
+        let line = props
+            .get("AutoPublishAlias")
+            .map_or(props.line, |e| e.key_line);
+        let m = format!(
+            "alias name `{alias}` must be 1 to 128 letters, digits, - or _, and not only digits"
+        );
+        r.diags.error(&at.child("AutoPublishAlias"), line, m);
+        return None;
+    }
+    Some(alias)
 }
 
 /// `FunctionUrlConfig`: `AuthType` (`NONE` or `AWS_IAM`), `Cors`, and

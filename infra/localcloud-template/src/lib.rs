@@ -71,6 +71,7 @@ mod summary;
 mod table;
 mod template;
 mod variant;
+mod versions;
 mod yaml;
 
 use std::path::Path;
@@ -82,7 +83,7 @@ pub use function::cargo_binary;
 pub use lmi_variant::{lmi_variant, LMI_CAPACITY_PROVIDER, LMI_MIN_MEMORY_MB};
 pub use model::{
     Application, Bucket, Build, CapacityProvider, CapacityProviderConfig, Function, FunctionScaling,
-    FunctionUrl,
+    FunctionAlias, FunctionUrl, FunctionVersion,
     HttpApi, Parameter, Queue, RestApi, Route, ScheduleEvent, SqsEvent, Table,
 };
 pub use policy::{Grant, Policy, PolicySource, Target};
@@ -90,6 +91,7 @@ pub use rest_variant::{rest_variant, RestVariantError, REST_STAGE};
 pub use schedule::parse_rate;
 pub use summary::{summary, DeclaredParameter, Summary};
 pub use variant::VariantError;
+pub use versions::FIRST_VERSION;
 
 /// Reads a template from text.
 pub fn load_str(text: &str, ctx: &ResolveContext) -> Result<Application, TemplateError> {

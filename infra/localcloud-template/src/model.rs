@@ -20,6 +20,10 @@ pub struct Application {
     pub buckets: Vec<Bucket>,
     /// `AWS::Serverless::CapacityProvider` and `AWS::Lambda::CapacityProvider`.
     pub capacity_providers: Vec<CapacityProvider>,
+    /// `AWS::Lambda::Version`, and those SAM generates for `AutoPublishAlias`.
+    pub versions: Vec<FunctionVersion>,
+    /// `AWS::Lambda::Alias`, and those SAM generates for `AutoPublishAlias`.
+    pub aliases: Vec<FunctionAlias>,
     /// Output name -> value. An output value that spells out an API's AWS
     /// endpoint (`https://{id}.execute-api.{region}.{suffix}`) is rewritten to
     /// the local endpoint, so a driver can read URLs from outputs.
@@ -129,6 +133,38 @@ pub struct Function {
     /// `CapacityProviderConfig`: the function runs on Lambda Managed
     /// Instances; `None` for the default (on-demand) compute type.
     pub capacity_provider: Option<CapacityProviderConfig>,
+    /// `AutoPublishAlias`: SAM publishes a version, points this alias at it
+    /// and sends the function's events to the alias.
+    pub auto_publish_alias: Option<String>,
+}
+
+/// A published version of a function of the template.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FunctionVersion {
+    /// The `AWS::Lambda::Version`'s, or SAM's `{Function}Version{hash}`.
+    pub logical_id: String,
+    /// The function's name.
+    pub function: String,
+    /// Always [`crate::FIRST_VERSION`]: a stack publishes each function once.
+    pub version: String,
+    /// `Ref`: the version's ARN, `arn:...:function:{name}:{version}`.
+    pub arn: String,
+    pub description: String,
+}
+
+/// An alias of a function of the template.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FunctionAlias {
+    /// The `AWS::Lambda::Alias`'s, or SAM's `{Function}Alias{Name}`.
+    pub logical_id: String,
+    /// The function's name.
+    pub function: String,
+    pub name: String,
+    /// `$LATEST` or a version number.
+    pub function_version: String,
+    /// `Ref`: the alias's ARN, `arn:...:function:{name}:{alias}`.
+    pub arn: String,
+    pub description: String,
 }
 
 /// A capacity provider: the EC2 fleet Lambda Managed Instances run on.
@@ -198,6 +234,15 @@ pub struct FunctionUrl {
 }
 
 impl Function {
+    /// What the function's events invoke: the alias of `AutoPublishAlias`
+    /// (`{name}:{alias}`), else the function.
+    pub fn invoke_target(&self) -> String {
+        match &self.auto_publish_alias {
+            Some(alias) => format!("{}:{alias}", self.name),
+            None => self.name.clone(),
+        }
+    }
+
     /// Every grant of every policy that targets `target`, with its actions.
     pub fn actions_on(&self, target: &crate::policy::Target) -> Vec<&str> {
         self.policies

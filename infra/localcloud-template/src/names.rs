@@ -28,6 +28,9 @@ fn naming(d: &Decl, ctx: &ResolveContext) -> Option<(&'static str, String)> {
         | ResKind::RestApi
         | ResKind::FunctionUrl
         | ResKind::Role
+        // Named by `versions::name_versions`, after the functions.
+        | ResKind::Version
+        | ResKind::Alias
         | ResKind::Other(_) => None,
     }
 }

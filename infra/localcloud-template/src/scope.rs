@@ -29,6 +29,10 @@ pub(crate) enum ResKind {
     /// The execution role SAM generates as `{Function}Role`; only its name
     /// and ARN exist locally.
     Role,
+    /// `AWS::Lambda::Version`: its name is its ARN, what `Ref` gives.
+    Version,
+    /// `AWS::Lambda::Alias`: its name is its ARN, what `Ref` gives.
+    Alias,
     /// A type the local cloud does not create; referring to it is an error.
     Other(String),
 }
@@ -232,6 +236,7 @@ impl Scope<'_> {
             | ResKind::Bucket
             | ResKind::CapacityProvider => res_name.to_string(),
             ResKind::FunctionUrl => self.ctx.arn("lambda", &format!("function:{res_name}")),
+            ResKind::Version | ResKind::Alias => res_name.to_string(),
             ResKind::Other(ty) => return invalid(line, format!("cannot Ref a {ty}")),
         };
         Ok(Some(Value::String(v)))
@@ -318,6 +323,11 @@ impl Scope<'_> {
             // IAM ARNs have no region.
             (ResKind::Role, "Arn") => {
                 format!("arn:{}:iam::{}:role/{name}", ctx.partition, ctx.account_id)
+            }
+            (ResKind::Version | ResKind::Alias, _)
+                if crate::versions::attribute(kind, attr, name).is_some() =>
+            {
+                crate::versions::attribute(kind, attr, name).unwrap_or_default()
             }
             _ => {
                 return invalid(

@@ -22,6 +22,7 @@ use crate::queue;
 use crate::rest_api;
 use crate::scope::{ResKind, Scope, Symbol, Symbols};
 use crate::table;
+use crate::versions;
 use crate::yaml::{self, Entry, Kind, Node};
 
 const SAM_TRANSFORM: &str = "AWS::Serverless-2016-10-31";
@@ -111,6 +112,17 @@ fn read(root: &Node, ctx: &ResolveContext, diags: &mut Diags) -> Application {
         mappings,
         diags,
     );
+    {
+        let named = symbols.clone();
+        let scope = Scope {
+            ctx,
+            params: &param_values,
+            conditions: &conditions,
+            symbols: &named,
+            mappings,
+        };
+        versions::name_versions(&decls, &globals, &mut symbols, &scope, diags);
+    }
     let scope = Scope {
         ctx,
         params: &param_values,
@@ -139,6 +151,8 @@ fn empty_app() -> Application {
         rest_apis: Vec::new(),
         buckets: Vec::new(),
         capacity_providers: Vec::new(),
+        versions: Vec::new(),
+        aliases: Vec::new(),
         outputs: BTreeMap::new(),
         exports: BTreeMap::new(),
         warnings: Vec::new(),
@@ -270,6 +284,8 @@ fn build(decls: &[Decl], globals: &Globals, r: &mut Reader) -> Application {
             capacity::SAM_TYPE | capacity::CFN_TYPE => app
                 .capacity_providers
                 .extend(capacity::capacity_provider(d.id, &d.ty, &props, &name, r)),
+            versions::VERSION_TYPE => app.versions.extend(versions::version(d.id, &props, r)),
+            versions::ALIAS_TYPE => app.aliases.extend(versions::alias(d.id, &props, r)),
             _ => {}
         }
     }
@@ -306,6 +322,7 @@ fn build(decls: &[Decl], globals: &Globals, r: &mut Reader) -> Application {
             Vec::new()
         }
     };
+    versions::complete(&mut app, &lines, r.diags);
     check_unique_names(&app, &lines, r.diags);
     app
 }

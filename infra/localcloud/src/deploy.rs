@@ -338,6 +338,17 @@ fn resources(app: &Application) -> Vec<Resource> {
             .iter()
             .map(|a| r(&a.logical_id, "AWS::ApiGatewayV2::Api", &a.api_id)),
     );
+    // A version's and an alias's physical id is its ARN, what `Ref` gives.
+    out.extend(
+        app.versions
+            .iter()
+            .map(|v| r(&v.logical_id, "AWS::Lambda::Version", &v.arn)),
+    );
+    out.extend(
+        app.aliases
+            .iter()
+            .map(|a| r(&a.logical_id, "AWS::Lambda::Alias", &a.arn)),
+    );
     // `Ref` of a capacity provider is its name.
     out.extend(
         app.capacity_providers

@@ -100,9 +100,10 @@ fn routes(app: &Application, routes: &[Route]) -> Vec<RouteConfig> {
     routes
         .iter()
         .map(|route| {
+            // The alias of `AutoPublishAlias`, as SAM's integrations name it.
             let function = app
                 .function(&route.function)
-                .map(|f| f.name.clone())
+                .map(|f| f.invoke_target())
                 .unwrap_or_else(|| route.function.clone());
             let method = if route.method.is_empty() {
                 "ANY"
@@ -167,7 +168,7 @@ fn rest_api_config(
 /// A function URL: payload 2.0 events on a `$default` route, no stage.
 fn function_url_config(function: &localcloud_template::Function) -> Result<HttpApiConfig, String> {
     let url = function.url.as_ref().ok_or("no FunctionUrlConfig")?;
-    let route = RouteConfig::new("ANY", "$default", &function.name);
+    let route = RouteConfig::new("ANY", "$default", &function.invoke_target());
     let mut config = HttpApiConfig::new(url.logical_id.clone(), vec![route]);
     // Function URLs wait as long as the function may run (up to 15 minutes);
     // the Lambda service enforces the function's own timeout.

@@ -50,7 +50,7 @@ impl PathService for LambdaApi {
                     let wanted = |key: &str| param(&query, key);
                     let selected: Vec<&Value> = mappings
                         .iter()
-                        .filter(|m| wanted("FunctionName").is_none_or(|f| m["FunctionArn"].as_str().is_some_and(|a| a == f || a.ends_with(&format!(":{f}")))))
+                        .filter(|m| wanted("FunctionName").is_none_or(|f| m["FunctionArn"].as_str().is_some_and(|a| names_function(a, &f))))
                         .filter(|m| wanted("EventSourceArn").is_none_or(|e| m["EventSourceArn"] == e.as_str()))
                         .collect();
                     json_response(200, &json!({ "EventSourceMappings": selected }))
@@ -86,7 +86,8 @@ fn mappings(stack: &Stack) -> Vec<Value> {
         .iter()
         .flat_map(|f| f.sqs_events.iter().map(move |e| (f, e)))
         .map(|(f, e)| {
-            let arn = format!("arn:aws:lambda:{}:{}:function:{}", lambda.region, lambda.account_id, f.name);
+            // SAM points the mappings of an `AutoPublishAlias` function at the alias.
+            let arn = format!("arn:aws:lambda:{}:{}:function:{}", lambda.region, lambda.account_id, f.invoke_target());
             let mut m = json!({
                 "UUID": uuid_of(&format!("{}/{}", f.name, e.name)),
                 "BatchSize": e.batch_size,
@@ -104,6 +105,21 @@ fn mappings(stack: &Stack) -> Vec<Value> {
             m
         })
         .collect()
+}
+
+/// True when a `FunctionName` filter names the mapping's function: by its
+/// ARN or name, qualified as the mapping is, or unqualified for a mapping of
+/// an alias (AWS does not document which mappings an unqualified name lists;
+/// a deploy tool listing a function's mappings sees those of its aliases).
+fn names_function(mapping_arn: &str, filter: &str) -> bool {
+    let unqualified = mapping_arn
+        .splitn(8, ':')
+        .take(7)
+        .collect::<Vec<_>>()
+        .join(":");
+    [mapping_arn, unqualified.as_str()]
+        .iter()
+        .any(|arn| *arn == filter || arn.ends_with(&format!(":{filter}")))
 }
 
 /// A stable UUID-shaped id (FNV-1a of the name, twice).
@@ -154,7 +170,22 @@ fn not_found(message: &str) -> HttpResponse {
 
 #[cfg(test)]
 mod tests {
-    use super::uuid_of;
+    use super::{names_function, uuid_of};
+
+    #[test]
+    fn a_function_name_filter_matches_the_function_and_its_aliases() {
+        let alias = "arn:aws:lambda:us-east-1:000000000000:function:f:live";
+        assert!(names_function(alias, "f"));
+        assert!(names_function(alias, "f:live"));
+        assert!(names_function(
+            alias,
+            "arn:aws:lambda:us-east-1:000000000000:function:f"
+        ));
+        assert!(!names_function(alias, "f:other"));
+        assert!(!names_function(alias, "g"));
+        let plain = "arn:aws:lambda:us-east-1:000000000000:function:f";
+        assert!(names_function(plain, "f") && !names_function(plain, "f:live"));
+    }
 
     #[test]
     fn mapping_ids_are_stable_and_uuid_shaped() {

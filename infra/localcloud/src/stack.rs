@@ -15,8 +15,8 @@ use localcloud_core::RequestContext;
 use localcloud_dynamodb::DynamoDb;
 use localcloud_esm::{EsmConfig, EsmHandle};
 use localcloud_lambda::{
-    Architecture, CpuShare, FunctionConfig, LambdaConfig, LambdaService, ManagedInstances,
-    ScalingBounds,
+    AliasConfig, Architecture, CpuShare, FunctionConfig, LambdaConfig, LambdaService,
+    ManagedInstances, Publication, ScalingBounds,
 };
 use localcloud_metrics::MetricsDocument;
 use localcloud_sqs::SqsService;
@@ -212,7 +212,7 @@ impl Stack {
         for function in &app.functions {
             for event in &function.sqs_events {
                 let esm = EsmConfig {
-                    function: function.name.clone(),
+                    function: function.invoke_target(),
                     queue_arn: event.queue_arn.clone(),
                     batch_size: event.batch_size,
                     maximum_batching_window: Duration::from_secs(u64::from(
@@ -498,6 +498,7 @@ fn start_lambda(
                     max_concurrency: c.per_environment_max_concurrency,
                     scaling: scaling_bounds(&c.scaling),
                 }),
+            publish: publication(app, &function.name),
         });
     }
     let lambda_config = LambdaConfig {
@@ -537,6 +538,23 @@ fn scaling_bounds(scaling: &localcloud_template::FunctionScaling) -> ScalingBoun
 /// allow (the first allowed type the local cloud knows, else its default
 /// for the architecture unless excluded, else the first known type not
 /// excluded).
+/// The versions and aliases the template creates for the function `name`.
+fn publication(app: &Application, name: &str) -> Publication {
+    Publication {
+        version: app.versions.iter().any(|v| v.function == name),
+        aliases: app
+            .aliases
+            .iter()
+            .filter(|a| a.function == name)
+            .map(|a| AliasConfig {
+                name: a.name.clone(),
+                function_version: a.function_version.clone(),
+                description: a.description.clone(),
+            })
+            .collect(),
+    }
+}
+
 fn capacity_provider(
     provider: &localcloud_template::CapacityProvider,
 ) -> Result<localcloud_lambda::CapacityProvider, StackError> {

@@ -13,3 +13,4 @@ mod lifecycle;
 mod managed;
 mod metering;
 mod sdk;
+mod versions;

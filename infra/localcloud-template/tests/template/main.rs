@@ -11,6 +11,7 @@ mod rest;
 mod rest_version;
 mod robustness;
 mod sample;
+mod versions;
 
 use localcloud_template::{load_str, Application, Diagnostic, ResolveContext, Severity};
 

@@ -18,3 +18,4 @@ mod rest_template;
 mod sam_starter;
 mod state_file;
 mod template_app;
+mod versions_app;

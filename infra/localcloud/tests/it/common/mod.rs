@@ -91,6 +91,17 @@ pub async fn managed_app(log_dir: &std::path::Path) -> localcloud::LocalCloud {
     start_stack(fixture_stack("managed-app.yaml", &["concurrent"], log_dir)).await
 }
 
+/// `AutoPublishAlias` on demand and on Lambda Managed Instances
+/// (`tests/fixtures/versions-app.yaml`), logging into `log_dir`.
+pub async fn versions_app(log_dir: &std::path::Path) -> localcloud::LocalCloud {
+    start_stack(fixture_stack(
+        "versions-app.yaml",
+        &["echo", "concurrent"],
+        log_dir,
+    ))
+    .await
+}
+
 /// `tests/fixtures/<fixture>` with the test functions `binaries` (built on demand).
 fn fixture_stack(
     fixture: &str,
