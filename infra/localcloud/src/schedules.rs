@@ -36,7 +36,8 @@ impl Rule {
             .clone()
             .unwrap_or_else(|| format!("{stack}-{}{}", function.logical_id, event.name));
         Self {
-            function: function.name.clone(),
+            // The alias of `AutoPublishAlias`, which SAM makes the rule's target.
+            function: function.invoke_target(),
             arn: format!("arn:aws:events:{region}:{account}:rule/{name}"),
             name,
             event: event.clone(),

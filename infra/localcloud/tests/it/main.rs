@@ -7,6 +7,7 @@ mod common;
 mod conduit_cors;
 mod deploy_engine;
 mod deploy_read_apis;
+mod deploy_versions;
 mod faults;
 mod front_doors;
 mod lmi_template;
