@@ -44,6 +44,18 @@ async fn local(functions: Vec<FunctionConfig>) -> Local {
 }
 
 impl Local {
+    /// `PublishVersion` of `echo`: the version's number.
+    async fn publish(&self) -> String {
+        let published = self
+            .client
+            .publish_version()
+            .function_name("echo")
+            .send()
+            .await
+            .unwrap();
+        published.version().unwrap().to_string()
+    }
+
     async fn stop(self) {
         self.service.shutdown().await;
         self.server.shutdown().await;
@@ -239,15 +251,18 @@ async fn publish_version_errors_are_lambda_s() {
 
 #[tokio::test]
 async fn aliases_are_created_read_listed_updated_and_deleted() {
-    let local = local(vec![function("echo", "echo")]).await;
-    local
-        .client
-        .publish_version()
-        .function_name("echo")
-        .send()
-        .await
-        .unwrap();
+    // GIVEN versions 1 and 2 (the binary changed in between)
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bootstrap");
+    std::fs::copy(binary("echo"), &bin).unwrap();
+    let local = local(vec![FunctionConfig::new("echo", &bin)]).await;
+    local.publish().await;
+    let mut code = std::fs::read(&bin).unwrap();
+    code.extend_from_slice(b"v2");
+    std::fs::write(&bin, code).unwrap();
+    local.publish().await;
 
+    // WHEN aliases are created THEN they are read and listed by name
     let created = local
         .client
         .create_alias()
@@ -272,7 +287,6 @@ async fn aliases_are_created_read_listed_updated_and_deleted() {
         .send()
         .await
         .unwrap();
-
     let got = local
         .client
         .get_alias()
@@ -301,24 +315,35 @@ async fn aliases_are_created_read_listed_updated_and_deleted() {
         .unwrap();
     assert_eq!(of_one.aliases().len(), 1);
 
+    // WHEN live sends a tenth of its invocations to version 2
     let updated = local
         .client
         .update_alias()
         .function_name("echo")
-        .name("dev")
-        .function_version("1")
+        .name("live")
+        .revision_id(created.revision_id().unwrap())
         .routing_config(
             AliasRoutingConfiguration::builder()
-                .additional_version_weights("1", 0.0)
+                .additional_version_weights("2", 0.1)
                 .build(),
         )
         .send()
         .await
         .unwrap();
-    assert_eq!(updated.function_version(), Some("1"));
-    assert!(updated.routing_config().is_some());
-    assert_ne!(updated.revision_id(), None);
+    // THEN it keeps its version and description, with a new revision
+    assert_eq!(
+        (updated.function_version(), updated.description()),
+        (Some("1"), Some("prod"))
+    );
+    let weights = updated
+        .routing_config()
+        .and_then(|r| r.additional_version_weights())
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(weights.get("2"), Some(&0.1));
+    assert_ne!(updated.revision_id(), created.revision_id());
 
+    // WHEN dev is deleted THEN only live is left
     local
         .client
         .delete_alias()
@@ -334,7 +359,8 @@ async fn aliases_are_created_read_listed_updated_and_deleted() {
         .send()
         .await
         .unwrap();
-    assert_eq!(after.aliases().len(), 1);
+    let names: Vec<&str> = after.aliases().iter().filter_map(|a| a.name()).collect();
+    assert_eq!(names, ["live"]);
     local.stop().await;
 }
 
