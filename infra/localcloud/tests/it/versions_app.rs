@@ -8,10 +8,38 @@ use aws_sdk_lambda::primitives::Blob;
 use aws_sdk_lambda::Client;
 use serde_json::Value;
 
-use crate::common::{http_call, sdk_config, versions_app};
+use std::time::{Duration, Instant};
+
+use localcloud_metrics::MetricsDocument;
+
+use crate::common::{get_json, http_call, sdk_config, versions_app};
 
 fn lambda(cloud: &localcloud::LocalCloud) -> Client {
     Client::new(&sdk_config(&cloud.endpoint(), "us-east-1"))
+}
+
+/// Waits (up to 20 s) until the capacity provider's fleet runs the three
+/// environments a managed function starts with: until then Lambda
+/// Managed Instances throttle rather than wait for an init.
+async fn wait_for_the_fleet(cloud: &localcloud::LocalCloud) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let served = get_json(&format!("{}/_localcloud/metrics", cloud.endpoint())).await;
+        let doc = MetricsDocument::from_value(served).expect("the contract holds");
+        let environments = doc
+            .lambda
+            .capacity_providers
+            .get("versions-fleet")
+            .map_or(0, |f| f.environments);
+        if environments >= 3 || Instant::now() > deadline {
+            assert!(
+                environments >= 3,
+                "the fleet runs {environments} environments"
+            );
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// The executed version of a synchronous invoke of `function` at `qualifier`.
@@ -91,6 +119,7 @@ async fn auto_publish_alias_on_managed_instances_runs_version_1_and_latest_publi
     let concurrent = stack.app.function("Concurrent").unwrap().name.clone();
     let arn = stack.app.function("Concurrent").unwrap().arn.clone();
     let lambda = lambda(&cloud);
+    wait_for_the_fleet(&cloud).await;
 
     // THEN the function has $LATEST, version 1 and $LATEST.PUBLISHED, which
     // CloudFormation publishes for a function on a capacity provider
