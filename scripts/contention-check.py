@@ -80,6 +80,7 @@ def run_round(api, endpoint, name):
         "duration_ms": d("duration_ms"),
         "billed_ms": d("billed_ms"),
         "contention_ms": w("contention_ms"),
+        "wake_up_ms": wa.get("wake_up_ms", 0.0) - wb.get("wake_up_ms", 0.0),
         "measured": w("measured_invocations"),
         "duration_as_aws_ms": w("duration_ms"),
         "billed_as_aws_ms": w("billed_ms"),
@@ -97,6 +98,7 @@ def describe(label, r):
         f"  measured:        duration {r['duration_ms']:.1f} ms ({r['duration_ms'] / n:.3f} each), billed {r['billed_ms']} ms\n"
         f"  contention:      {r['contention_ms']:.2f} ms ({r['contention_ms'] / n:.4f} ms per invocation, "
         f"{share * 100:.2f} % of the billed time; {r['measured']} measured)\n"
+        f"  wake-ups:        {r['wake_up_ms']:.2f} ms ({r['wake_up_ms'] / n:.4f} ms per invocation: idle cores waking)\n"
         f"  as AWS bills:    duration {r['duration_as_aws_ms']:.1f} ms ({r['duration_as_aws_ms'] / n:.3f} each), "
         f"billed {r['billed_as_aws_ms']} ms\n"
         f"  older figure:    {r['whole_run_ms']:.1f} ms of run-queue wait beyond {r['throttled_ms']:.1f} ms throttled, "

@@ -27,7 +27,11 @@ pub struct CpuReading {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ThreadWait {
     pub tid: u32,
+    /// Its time runnable but waiting for a CPU so far.
     pub ms: f64,
+    /// Its time slices so far: each one began with a wait, from its wake-up
+    /// or preemption to its arrival on a CPU.
+    pub slices: u64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -55,8 +59,8 @@ pub fn read_cpu(pid: u32) -> Option<CpuReading> {
                 continue;
             };
             let schedstat = std::fs::read_to_string(task.path().join("schedstat"));
-            if let Some(ms) = schedstat.ok().as_deref().and_then(parse_run_queue_wait_ms) {
-                run_queue_waits.push(ThreadWait { tid, ms });
+            if let Some((ms, slices)) = schedstat.ok().as_deref().and_then(parse_run_queue_wait) {
+                run_queue_waits.push(ThreadWait { tid, ms, slices });
             }
             if tid == pid {
                 continue;
@@ -74,10 +78,12 @@ pub fn read_cpu(pid: u32) -> Option<CpuReading> {
 }
 
 /// `schedstat`: time on the CPU, time waiting on a run queue (both in ns),
-/// and the number of time slices.
-fn parse_run_queue_wait_ms(schedstat: &str) -> Option<f64> {
-    let wait_ns: u64 = schedstat.split_whitespace().nth(1)?.parse().ok()?;
-    Some(wait_ns as f64 / 1e6)
+/// and the number of time slices: the wait in ms and the slices.
+pub fn parse_run_queue_wait(schedstat: &str) -> Option<(f64, u64)> {
+    let mut fields = schedstat.split_whitespace().skip(1);
+    let wait_ns: u64 = fields.next()?.parse().ok()?;
+    let slices: u64 = fields.next()?.parse().ok()?;
+    Some((wait_ns as f64 / 1e6, slices))
 }
 
 /// One process's threads, read again and again through files kept open:
@@ -156,14 +162,15 @@ impl ThreadReader {
     /// Reads every listed thread's wait; false if one did not answer.
     fn read_listed_waits(&mut self, out: &mut Vec<ThreadWait>) -> bool {
         for thread in &self.threads {
-            let Some(ms) =
-                read_at(&thread.schedstat, &mut self.buffer).and_then(parse_run_queue_wait_ms)
+            let Some((ms, slices)) =
+                read_at(&thread.schedstat, &mut self.buffer).and_then(parse_run_queue_wait)
             else {
                 return false;
             };
             out.push(ThreadWait {
                 tid: thread.tid,
                 ms,
+                slices,
             });
         }
         true
@@ -184,11 +191,12 @@ impl ThreadReader {
             ..CpuReading::default()
         };
         for thread in &mut self.threads {
-            let wait =
-                read_at(&thread.schedstat, &mut self.buffer).and_then(parse_run_queue_wait_ms)?;
+            let (ms, slices) =
+                read_at(&thread.schedstat, &mut self.buffer).and_then(parse_run_queue_wait)?;
             reading.run_queue_waits.push(ThreadWait {
                 tid: thread.tid,
-                ms: wait,
+                ms,
+                slices,
             });
             if thread.tid == pid {
                 continue;
@@ -322,8 +330,8 @@ mod tests {
 
     #[test]
     fn the_run_queue_wait_is_the_second_schedstat_field() {
-        assert_eq!(parse_run_queue_wait_ms("5000000 2500000 7\n"), Some(2.5));
-        assert_eq!(parse_run_queue_wait_ms("5000000\n"), None);
+        assert_eq!(parse_run_queue_wait("5000000 2500000 7\n"), Some((2.5, 7)));
+        assert_eq!(parse_run_queue_wait("5000000 2500000\n"), None);
     }
 
     #[test]

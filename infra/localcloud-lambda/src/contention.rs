@@ -35,55 +35,173 @@
 //!   instead (under concurrent load).
 //!
 //! The sum never exceeds the window.
+//!
+//! Part of each thread's wait is not other work at all: a thread woken on
+//! an idle core waits for that core to come out of its idle state (on the
+//! 2-core VMs this project runs on, 100-150 µs per wake-up against a few µs
+//! when the cores are busy). That is this machine's wait too, taken out of
+//! the durations as AWS would bill them, but it is not contention: each
+//! side's *contention* counts only what a thread waited beyond its time
+//! slices' wake-ups at [`wake_up_floor_ms`] each ([`ThreadsWaits`]), and the
+//! rest of the side's wait is its *wake-up*. On an idle machine the
+//! contention is then near 0; with every core busy, a woken thread preempts
+//! at once and what it waits is the other work's.
 
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Once, OnceLock};
 
 use localcloud_core::procstat::{CpuReading, ThreadReader, ThreadWait};
 use parking_lot::Mutex;
 
 use crate::cpu_share::ThrottleReader;
 
-/// The largest growth of one thread's run-queue wait from `start` to `end`,
-/// in ms: a thread new at `end` counts from zero, one gone is left out
-/// (what it waited is not known), a lower figure under a known id (a new
-/// thread under a reused id) counts nothing.
-pub fn largest_wait_ms(start: &[ThreadWait], end: &[ThreadWait]) -> f64 {
+/// One side's threads' waits in a window (see the module's docs).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ThreadsWaits {
+    /// The largest growth of one thread's run-queue wait: a thread new at
+    /// the end counts from zero, one gone is left out (what it waited is not
+    /// known), a lower figure under a known id (a new thread under a reused
+    /// id) counts nothing.
+    pub waited_ms: f64,
+    /// The largest growth of one thread's wait beyond its slices' wake-ups:
+    /// `wait - slices x floor`, at least 0.
+    pub beyond_wake_ups_ms: f64,
+}
+
+/// [`ThreadsWaits`] from two readings, each slice begun in the window
+/// allowed `wake_up_floor_ms` of wake-up.
+pub fn largest_waits(
+    start: &[ThreadWait],
+    end: &[ThreadWait],
+    wake_up_floor_ms: f64,
+) -> ThreadsWaits {
     end.iter()
         .map(|now| {
-            let before = start
-                .iter()
-                .find(|s| s.tid == now.tid)
-                .map_or(0.0, |s| s.ms);
-            now.ms - before
+            let (ms, slices) = match start.iter().find(|s| s.tid == now.tid) {
+                // A reused id: the new thread's figures are below the old one's.
+                Some(s) if now.ms < s.ms || now.slices < s.slices => (0.0, 0),
+                Some(s) => (now.ms - s.ms, now.slices - s.slices),
+                None => (now.ms, now.slices),
+            };
+            let beyond = (ms - slices as f64 * wake_up_floor_ms).max(0.0);
+            (ms, beyond)
         })
-        .fold(0.0, f64::max)
+        .fold(ThreadsWaits::default(), |acc, (ms, beyond)| ThreadsWaits {
+            waited_ms: acc.waited_ms.max(ms),
+            beyond_wake_ups_ms: acc.beyond_wake_ups_ms.max(beyond),
+        })
 }
 
 /// What one window's two readings found.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct WindowWaits {
-    /// [`largest_wait_ms`] of the environment's threads.
-    pub environment_ms: f64,
+    /// The environment's threads.
+    pub environment: ThreadsWaits,
     /// Growth of the environment group's throttled time (0 without a group).
     pub throttled_ms: f64,
-    /// [`largest_wait_ms`] of the local cloud's threads (0 if unread).
-    pub local_cloud_ms: f64,
+    /// The local cloud's threads (0 if unread).
+    pub local_cloud: ThreadsWaits,
 }
 
-/// The contention of an invocation whose window took `wall_ms` of which its
-/// environment's process used `cpu_ms` of CPU (`None`: unknown, the local
-/// cloud's part is then left out), clamped to `[0, wall_ms]`: the
-/// environment's part plus the local cloud's (the module's docs).
-pub fn invocation_contention_ms(waits: WindowWaits, wall_ms: f64, cpu_ms: Option<f64>) -> f64 {
+/// An invocation's waits that were this machine's and not AWS's.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct MachineWaits {
+    /// Waits for cores busy with other work.
+    pub contention_ms: f64,
+    /// The rest: waits for idle cores to wake up.
+    pub wake_up_ms: f64,
+}
+
+/// The machine's waits in an invocation whose window took `wall_ms` of which
+/// its environment's process used `cpu_ms` of CPU (`None`: unknown, the
+/// local cloud's part is then left out): the environment's part plus the
+/// local cloud's (the module's docs), in all at most `wall_ms`, each split
+/// into contention and wake-up.
+pub fn invocation_waits(waits: WindowWaits, wall_ms: f64, cpu_ms: Option<f64>) -> MachineWaits {
     let wall_ms = wall_ms.max(0.0);
     let throttled = waits.throttled_ms.max(0.0);
-    let environment = (waits.environment_ms - throttled).clamp(0.0, wall_ms);
+    let environment = (waits.environment.waited_ms - throttled).clamp(0.0, wall_ms);
+    let environment_contention =
+        (waits.environment.beyond_wake_ups_ms - throttled).clamp(0.0, environment);
     let blocked = cpu_ms.map_or(0.0, |cpu| {
         (wall_ms - cpu.max(0.0) - environment - throttled).max(0.0)
     });
-    let local_cloud = waits.local_cloud_ms.clamp(0.0, blocked);
-    (environment + local_cloud).min(wall_ms)
+    let local_cloud = waits.local_cloud.waited_ms.clamp(0.0, blocked);
+    let local_cloud_contention = waits.local_cloud.beyond_wake_ups_ms.clamp(0.0, local_cloud);
+    let total = (environment + local_cloud).min(wall_ms);
+    let contention = (environment_contention + local_cloud_contention).min(total);
+    MachineWaits {
+        contention_ms: contention,
+        wake_up_ms: total - contention,
+    }
+}
+
+/// The wait of one wake-up on an idle core on this machine, in ms: the 90th
+/// percentile of a ping-pong between two threads of the local cloud, measured
+/// once in the background when the first probe opens; 0 (every wait is
+/// contention) until then or where it cannot be measured.
+pub fn wake_up_floor_ms() -> f64 {
+    static FLOOR_BITS: AtomicU64 = AtomicU64::new(0);
+    static MEASURE: Once = Once::new();
+    MEASURE.call_once(|| {
+        let _ = std::thread::Builder::new()
+            .name("wake-up-floor".into())
+            .spawn(|| {
+                if let Some(ms) = measure_wake_up_ms() {
+                    FLOOR_BITS.store(ms.to_bits(), Ordering::Relaxed);
+                }
+            });
+    });
+    f64::from_bits(FLOOR_BITS.load(Ordering::Relaxed))
+}
+
+/// Wake-ups measured: a thread woken 120 times after pauses of 0.5 to 3 ms,
+/// each wake-up's wait per slice from its own `schedstat`; the 90th
+/// percentile of the last 100 (the first ones warm the threads up).
+fn measure_wake_up_ms() -> Option<f64> {
+    use std::sync::mpsc;
+    let (wake, woken) = mpsc::channel::<()>();
+    let (report, reports) = mpsc::channel::<Option<(f64, u64)>>();
+    let sleeper = std::thread::Builder::new()
+        .name("wake-up-probe".into())
+        .spawn(move || {
+            let own = || {
+                std::fs::read_to_string("/proc/thread-self/schedstat")
+                    .ok()
+                    .as_deref()
+                    .and_then(localcloud_core::procstat::parse_run_queue_wait)
+            };
+            while woken.recv().is_ok() {
+                if report.send(own()).is_err() {
+                    break;
+                }
+            }
+        })
+        .ok()?;
+    let mut last = None;
+    let mut per_wake_up = Vec::new();
+    for i in 0..120u64 {
+        std::thread::sleep(std::time::Duration::from_micros(500 + (i % 6) * 500));
+        wake.send(()).ok()?;
+        let now = reports.recv().ok()??;
+        if let Some((ms, slices)) = last {
+            let slices = now.1.saturating_sub(slices);
+            if i >= 20 && slices > 0 {
+                per_wake_up.push((now.0 - ms) / slices as f64);
+            }
+        }
+        last = Some(now);
+    }
+    drop(wake);
+    let _ = sleeper.join();
+    percentile_90(per_wake_up)
+}
+
+fn percentile_90(mut samples: Vec<f64>) -> Option<f64> {
+    samples.sort_by(f64::total_cmp);
+    let at = (samples.len() * 9 / 10).min(samples.len().checked_sub(1)?);
+    samples.get(at).copied()
 }
 
 /// The local cloud's own threads, read through files kept open and shared
@@ -113,6 +231,8 @@ pub struct ContentionProbe {
 impl ContentionProbe {
     /// `None` if the process is gone; `cpu_stat` is its group's, if any.
     pub fn open(pid: u32, cpu_stat: Option<&Path>) -> Option<Self> {
+        // Starts the floor's measurement, in the background, at the first probe.
+        wake_up_floor_ms();
         Some(Self {
             threads: ThreadReader::open(pid)?,
             throttles: cpu_stat.and_then(ThrottleReader::open),
@@ -143,15 +263,16 @@ impl ContentionProbe {
         if !std::mem::take(&mut self.open_window) || !self.read() {
             return None;
         }
-        let local_cloud_ms = if self.local_read && read_local_cloud(&mut self.local_end) {
-            largest_wait_ms(&self.local_start, &self.local_end)
+        let floor = wake_up_floor_ms();
+        let local_cloud = if self.local_read && read_local_cloud(&mut self.local_end) {
+            largest_waits(&self.local_start, &self.local_end, floor)
         } else {
-            0.0
+            ThreadsWaits::default()
         };
         Some(WindowWaits {
-            environment_ms: largest_wait_ms(&self.start, &self.latest),
+            environment: largest_waits(&self.start, &self.latest, floor),
             throttled_ms: self.latest_throttled_ms.unwrap_or(0.0) - self.start_throttled_ms,
-            local_cloud_ms,
+            local_cloud,
         })
     }
 
@@ -179,16 +300,44 @@ fn read_local_cloud(out: &mut Vec<ThreadWait>) -> bool {
 mod tests {
     use super::*;
 
+    fn largest_wait_ms(start: &[ThreadWait], end: &[ThreadWait]) -> f64 {
+        largest_waits(start, end, 0.0).waited_ms
+    }
+
+    fn total_ms(waits: MachineWaits) -> f64 {
+        waits.contention_ms + waits.wake_up_ms
+    }
+
     fn waits(w: &[(u32, f64)]) -> Vec<ThreadWait> {
-        w.iter().map(|&(tid, ms)| ThreadWait { tid, ms }).collect()
+        w.iter()
+            .map(|&(tid, ms)| ThreadWait { tid, ms, slices: 0 })
+            .collect()
+    }
+
+    fn sliced(w: &[(u32, f64, u64)]) -> Vec<ThreadWait> {
+        w.iter()
+            .map(|&(tid, ms, slices)| ThreadWait { tid, ms, slices })
+            .collect()
+    }
+
+    /// A side whose every wait was beyond its wake-ups.
+    fn busy(ms: f64) -> ThreadsWaits {
+        ThreadsWaits {
+            waited_ms: ms,
+            beyond_wake_ups_ms: ms,
+        }
     }
 
     fn environment(waited: f64, throttled: f64) -> WindowWaits {
         WindowWaits {
-            environment_ms: waited,
+            environment: busy(waited),
             throttled_ms: throttled,
-            local_cloud_ms: 0.0,
+            local_cloud: ThreadsWaits::default(),
         }
+    }
+
+    fn contention(waits: WindowWaits, wall_ms: f64, cpu_ms: Option<f64>) -> f64 {
+        invocation_waits(waits, wall_ms, cpu_ms).contention_ms
     }
 
     #[test]
@@ -202,28 +351,58 @@ mod tests {
     }
 
     #[test]
-    fn the_quota_s_hold_backs_are_not_contention() {
-        // GIVEN a thread that waited 8 ms while its group was throttled 6 ms
-        // THEN 2 ms were this machine's; throttling beyond the wait is 0, not less
-        assert_eq!(
-            invocation_contention_ms(environment(8.0, 6.0), 100.0, Some(1.0)),
-            2.0
-        );
-        assert_eq!(
-            invocation_contention_ms(environment(8.0, 20.0), 100.0, Some(1.0)),
-            0.0
-        );
+    fn waits_within_the_slices_wake_ups_are_not_contention() {
+        // GIVEN a 0.15 ms wake-up floor; thread 1 ran 4 slices and waited
+        // 0.5 ms (wake-ups on idle cores), thread 2 ran 2 slices and waited
+        // 2.3 ms (1 ms once preempted by other work)
+        let start = sliced(&[(1, 10.0, 100), (2, 20.0, 50)]);
+        let end = sliced(&[(1, 10.5, 104), (2, 22.3, 52)]);
+        let side = largest_waits(&start, &end, 0.15);
+        // THEN the largest wait is 2.3 ms, of which 2.0 beyond wake-ups
+        assert!((side.waited_ms - 2.3).abs() < 1e-9, "{side:?}");
+        assert!((side.beyond_wake_ups_ms - 2.0).abs() < 1e-9, "{side:?}");
+        // AND the thread within its wake-ups counts no contention alone
+        let idle = largest_waits(&start[..1], &end[..1], 0.15);
+        assert_eq!(idle.beyond_wake_ups_ms, 0.0);
+        // AND the invocation's machine waits split so: 2.0 contention, 0.3 wake-up
+        let window = WindowWaits {
+            environment: side,
+            ..WindowWaits::default()
+        };
+        let split = invocation_waits(window, 10.0, Some(1.0));
+        assert!((split.contention_ms - 2.0).abs() < 1e-9, "{split:?}");
+        assert!((split.wake_up_ms - 0.3).abs() < 1e-9, "{split:?}");
     }
 
     #[test]
-    fn contention_never_exceeds_the_invocation_s_duration() {
+    fn the_quota_s_hold_backs_are_neither_contention_nor_wake_ups() {
+        // GIVEN a thread that waited 8 ms while its group was throttled 6 ms
+        // THEN 2 ms were this machine's; throttling beyond the wait is 0, not less
+        assert_eq!(contention(environment(8.0, 6.0), 100.0, Some(1.0)), 2.0);
+        assert_eq!(contention(environment(8.0, 20.0), 100.0, Some(1.0)), 0.0);
+        let throttled = invocation_waits(environment(8.0, 20.0), 100.0, Some(1.0));
+        assert_eq!(total_ms(throttled), 0.0);
+    }
+
+    #[test]
+    fn the_machine_s_waits_never_exceed_the_invocation_s_duration() {
         let waits = WindowWaits {
-            environment_ms: 8.0,
+            environment: busy(8.0),
             throttled_ms: 0.0,
-            local_cloud_ms: 8.0,
+            local_cloud: busy(8.0),
         };
-        assert_eq!(invocation_contention_ms(waits, 5.0, Some(0.0)), 5.0);
-        assert_eq!(invocation_contention_ms(waits, -1.0, Some(0.0)), 0.0);
+        assert_eq!(contention(waits, 5.0, Some(0.0)), 5.0);
+        assert_eq!(contention(waits, -1.0, Some(0.0)), 0.0);
+        let waking = WindowWaits {
+            environment: ThreadsWaits {
+                waited_ms: 8.0,
+                beyond_wake_ups_ms: 1.0,
+            },
+            ..waits
+        };
+        let split = invocation_waits(waking, 5.0, Some(0.0));
+        assert_eq!(total_ms(split), 5.0);
+        assert_eq!(split.contention_ms, 1.0);
     }
 
     #[test]
@@ -231,22 +410,22 @@ mod tests {
         // GIVEN a 10 ms window with 4 ms of the function's CPU, 1 ms of its
         // threads' wait: 5 ms blocked on replies
         let waits = |local_cloud_ms| WindowWaits {
-            environment_ms: 1.0,
+            environment: busy(1.0),
             throttled_ms: 0.0,
-            local_cloud_ms,
+            local_cloud: busy(local_cloud_ms),
         };
         // WHEN the local cloud's threads waited 3 ms, THEN all 3 count
-        assert_eq!(invocation_contention_ms(waits(3.0), 10.0, Some(4.0)), 4.0);
+        assert_eq!(contention(waits(3.0), 10.0, Some(4.0)), 4.0);
         // WHEN they waited 7 ms, THEN only the 5 ms the function was blocked
-        assert_eq!(invocation_contention_ms(waits(7.0), 10.0, Some(4.0)), 6.0);
+        assert_eq!(contention(waits(7.0), 10.0, Some(4.0)), 6.0);
         // AND with the function's CPU unknown, none of them
-        assert_eq!(invocation_contention_ms(waits(7.0), 10.0, None), 1.0);
+        assert_eq!(contention(waits(7.0), 10.0, None), 1.0);
         // AND time held back by the quota is not time blocked on a reply
         let throttled = WindowWaits {
             throttled_ms: 5.0,
             ..waits(7.0)
         };
-        assert_eq!(invocation_contention_ms(throttled, 10.0, Some(4.0)), 1.0);
+        assert_eq!(contention(throttled, 10.0, Some(4.0)), 1.0);
     }
 
     #[test]
@@ -262,6 +441,22 @@ mod tests {
     }
 
     #[test]
+    fn the_wake_up_floor_is_the_90th_percentile_of_its_samples() {
+        let samples: Vec<f64> = (1..=100).rev().map(f64::from).collect();
+        assert_eq!(percentile_90(samples), Some(91.0));
+        assert_eq!(percentile_90(vec![0.2]), Some(0.2));
+        assert_eq!(percentile_90(Vec::new()), None);
+    }
+
+    #[test]
+    fn the_wake_up_floor_is_measured_on_this_machine() {
+        // GIVEN this process's threads (a ping-pong of 120 wake-ups)
+        let floor = measure_wake_up_ms().expect("schedstat readable");
+        // THEN it is a wait (its size is this machine's and its load's)
+        assert!(floor >= 0.0 && floor.is_finite(), "{floor} ms");
+    }
+
+    #[test]
     fn a_live_process_s_window_is_read_and_an_unopened_one_is_none() {
         // GIVEN this test process, probed without a group
         let mut probe = ContentionProbe::open(std::process::id(), None).expect("own process");
@@ -272,7 +467,9 @@ mod tests {
         probe.begin();
         let waits = probe.end().expect("read at both ends");
         assert!(
-            waits.environment_ms >= 0.0 && waits.local_cloud_ms >= 0.0,
+            waits.environment.waited_ms >= waits.environment.beyond_wake_ups_ms
+                && waits.local_cloud.waited_ms >= waits.local_cloud.beyond_wake_ups_ms
+                && waits.local_cloud.beyond_wake_ups_ms >= 0.0,
             "{waits:?}"
         );
         assert_eq!(waits.throttled_ms, 0.0);

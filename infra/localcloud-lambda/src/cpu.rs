@@ -326,7 +326,10 @@ mod tests {
     fn run_queue_waits_add_up_over_threads_that_come_and_go() {
         use localcloud_core::procstat::ThreadWait;
         let waits = |w: &[(u32, f64)]| CpuReading {
-            run_queue_waits: w.iter().map(|&(tid, ms)| ThreadWait { tid, ms }).collect(),
+            run_queue_waits: w
+                .iter()
+                .map(|&(tid, ms)| ThreadWait { tid, ms, slices: 0 })
+                .collect(),
             ..CpuReading::default()
         };
         let mut account = CpuAccount::default();

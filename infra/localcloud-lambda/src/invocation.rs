@@ -10,21 +10,19 @@ use localcloud_core::{InvokeError, InvokeResponse};
 use tokio::sync::watch;
 
 use crate::attempt::{settle, shutting_down, Attempt};
-use crate::contention::invocation_contention_ms;
+use crate::contention::invocation_waits;
 use crate::cpu_share::modeled_duration_ms;
 use crate::environment::{self, Completion, Environment};
 use crate::failures;
 use crate::function::Function;
 use crate::metering::Outcome;
 use crate::state::Inner;
-use crate::versions::Invoked;
 
 impl Inner {
     /// One attempt of one invocation: a slot, an environment, the answer.
     pub async fn run(
         &self,
         function: &Arc<Function>,
-        invoked: &Invoked,
         payload: Bytes,
         caller: &str,
         invocation_type: &str,
@@ -32,7 +30,6 @@ impl Inner {
     ) -> Result<InvokeResponse, InvokeError> {
         let mut attempt = Attempt {
             function,
-            invoked,
             request_id,
             caller,
             invocation_type,
@@ -117,9 +114,9 @@ impl Inner {
             tokio::time::sleep(Duration::from_secs_f64(stretch / 1000.0)).await;
         }
         let duration_ms = wall_ms + stretch;
-        let contention_ms = env
+        let machine_waits = env
             .take_window()
-            .map(|waits| invocation_contention_ms(waits, wall_ms, cpu_ms).min(duration_ms));
+            .map(|waits| invocation_waits(waits, wall_ms, cpu_ms));
         // A process that died mid-invocation leaves its last reading.
         let memory = env.read_peak_memory_mb();
         if memory.is_some_and(|mb| mb > u64::from(limits.memory_mb)) {
@@ -145,7 +142,8 @@ impl Inner {
         let mut record = attempt.record(outcome, duration_ms, init_ms, memory, error_type);
         record.cpu_ms = cpu_ms;
         record.modeled_cpu_ms = stretch;
-        record.contention_ms = contention_ms;
+        record.contention_ms = machine_waits.map(|w| w.contention_ms);
+        record.wake_up_ms = machine_waits.map(|w| w.wake_up_ms);
         // One write for both lines: this runs once per invocation.
         function.log.line(&format!(
             "END RequestId: {request_id}\n{}",

@@ -53,10 +53,13 @@ pub struct InvocationRecord {
     pub cpu_ms: Option<f64>,
     /// Part of `duration_ms` the CPU-share model added (0 unless modeled).
     pub modeled_cpu_ms: f64,
-    /// Part of `duration_ms` that was this machine's contention (the
-    /// `contention` module), at most `duration_ms`; `None` where not
-    /// measured (no answer, threads unreadable, Lambda Managed Instances).
+    /// Part of `duration_ms` that was this machine's contention: waits for
+    /// cores busy with other work (the `contention` module); `None` where
+    /// not measured (no answer, threads unreadable, Lambda Managed Instances).
     pub contention_ms: Option<f64>,
+    /// Part of `duration_ms` that was this machine's other waits: for idle
+    /// cores to wake up. With `contention_ms`, at most `duration_ms`.
+    pub wake_up_ms: Option<f64>,
 }
 
 impl InvocationRecord {
@@ -64,9 +67,11 @@ impl InvocationRecord {
         localcloud_metrics::gb_seconds(self.billed_ms as f64, f64::from(self.memory_mb))
     }
 
-    /// The duration as AWS would bill it: the contention taken out.
+    /// The duration as AWS would bill it: this machine's waits (contention
+    /// and wake-ups) taken out.
     pub fn duration_without_contention_ms(&self) -> f64 {
-        (self.duration_ms - self.contention_ms.unwrap_or(0.0)).max(0.0)
+        let machine = self.contention_ms.unwrap_or(0.0) + self.wake_up_ms.unwrap_or(0.0);
+        (self.duration_ms - machine).max(0.0)
     }
 
     /// `billed_ms` of [`Self::duration_without_contention_ms`], rounded up
@@ -139,6 +144,7 @@ fn add(totals: &mut FunctionMetrics, record: &InvocationRecord) {
         .without_contention
         .get_or_insert_with(Default::default);
     without.contention_ms += record.contention_ms.unwrap_or(0.0);
+    without.wake_up_ms += record.wake_up_ms.unwrap_or(0.0);
     without.measured_invocations += u64::from(record.contention_ms.is_some());
     without.duration_ms += record.duration_without_contention_ms();
     without.billed_ms += billed;
@@ -224,6 +230,7 @@ mod tests {
             cpu_ms: None,
             modeled_cpu_ms: 0.0,
             contention_ms: None,
+            wake_up_ms: None,
         }
     }
 
@@ -278,14 +285,17 @@ mod tests {
     }
 
     #[test]
-    fn contention_is_taken_out_of_the_bill_beside_it_rerounded_per_invocation() {
+    fn machine_waits_are_taken_out_of_the_bill_beside_it_rerounded_per_invocation() {
         // GIVEN a cold invocation of 3.4 ms with 10 ms of init and 1.2 ms of
-        // contention, a warm one of 2.2 ms with 0.3 ms, and one not measured
+        // contention, a warm one of 2.2 ms with 0.3 ms of contention and
+        // 0.95 ms of wake-ups, and one not measured
         let meter = Meter::new(100);
         let mut cold = record(Outcome::Success, 3.4, Some(10.0));
         cold.contention_ms = Some(1.2);
+        cold.wake_up_ms = Some(0.0);
         let mut warm = record(Outcome::Success, 2.2, None);
         warm.contention_ms = Some(0.3);
+        warm.wake_up_ms = Some(0.95);
         let unmeasured = record(Outcome::Timeout, 3000.0, None);
         for r in [cold, warm, unmeasured] {
             meter.record(r);
@@ -296,14 +306,15 @@ mod tests {
         let without = totals.without_contention.clone().expect("kept beside");
         // THEN the measured bill is unchanged: ceil(13.4) + ceil(2.2) + 3000
         assert_eq!(totals.billed_ms, 14 + 3 + 3000);
-        // AND AWS's re-rounds each invocation without its contention:
-        // ceil(12.2) + ceil(1.9) + 3000
-        assert_eq!(without.billed_ms, 13 + 2 + 3000);
+        // AND AWS's re-rounds each invocation without its waits:
+        // ceil(12.2) + ceil(0.95) + 3000
+        assert_eq!(without.billed_ms, 13 + 1 + 3000);
         assert!((without.contention_ms - 1.5).abs() < 1e-9);
+        assert!((without.wake_up_ms - 0.95).abs() < 1e-9);
         assert_eq!(without.measured_invocations, 2);
-        assert!((without.duration_ms - (2.2 + 1.9 + 3000.0)).abs() < 1e-9);
+        assert!((without.duration_ms - (2.2 + 0.95 + 3000.0)).abs() < 1e-9);
         let gb_s = |ms: f64| ms * 128.0 / 1024.0 / 1000.0;
-        assert!((without.gb_seconds - gb_s(3015.0)).abs() < 1e-12);
+        assert!((without.gb_seconds - gb_s(3014.0)).abs() < 1e-12);
         // AND the contract's figure is the measured one
         assert!((totals.contention_ms() - 1.5).abs() < 1e-9);
     }

@@ -112,9 +112,9 @@ pub struct CapacityProviderMetrics {
     pub environments: u32,
     /// Their vCPUs.
     pub vcpus_allocated: f64,
-    /// Invocations of its functions throttled for want of a free slot in
-    /// their environments (Lambda Managed Instances throttle rather than
-    /// start an environment when invocations arrive).
+    /// Environments not started because the function's environments would
+    /// have more than doubled within five minutes, or the fleet passed
+    /// `MaxVCpuCount`: the invocations that wanted them were throttled.
     pub scaling_refusals: u64,
 }
 
@@ -189,7 +189,7 @@ pub struct FunctionMetrics {
     /// Part of `duration_ms` (and so of `billed_ms`) that the model added
     /// ([`CpuShareMode::Model`]); 0 otherwise.
     pub modeled_cpu_ms: f64,
-    /// Its invocations as AWS would bill them: this machine's contention,
+    /// Its invocations as AWS would bill them: this machine's waits (contention and wake-ups),
     /// measured within each invocation, taken out. Absent (`None`) in
     /// documents of local clouds that did not measure it, whose readers fall
     /// back on `run_queue_wait_ms - throttled_ms` ([`Self::contention_ms`]).
@@ -236,24 +236,30 @@ impl FunctionMetrics {
 /// durations and the bill AWS would give the same code, beside the measured
 /// ones of [`FunctionMetrics`]. Its counters are running totals like theirs.
 ///
-/// An invocation's contention is the time its environment's threads waited
-/// for a core beyond what its CPU quota held back, within the invocation
-/// (from the event handed to the runtime to its answer): per invocation the
-/// largest growth of one thread's run-queue wait, less the group's throttled
-/// time, clamped to [0, its duration]; a lower bound of the time some thread
-/// waited for a reason other than the quota (the local cloud's `contention`
-/// module says why).
+/// An invocation's machine waits are the time its environment's threads
+/// waited for a core beyond what its CPU quota held back, within the
+/// invocation (from the event handed to the runtime to its answer): per
+/// invocation the largest growth of one thread's run-queue wait, less the
+/// group's throttled time, clamped to [0, its duration]; a lower bound of
+/// the time some thread waited for a reason other than the quota (the local
+/// cloud's `contention` module says why). Of them, its contention is what
+/// the threads waited beyond their time slices' wake-ups (cores busy with
+/// other work); the rest is its wake-up (idle cores coming out of idle).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WithoutContention {
     /// The invocations' contention, summed.
     pub contention_ms: f64,
+    /// The invocations' waits for idle cores to wake up, summed (0 in
+    /// documents of local clouds that did not tell them apart).
+    #[serde(default)]
+    pub wake_up_ms: f64,
     /// Invocations whose contention was measured: those that answered, in
     /// an environment whose threads could be read; the others count none.
     pub measured_invocations: u64,
-    /// `duration_ms` less each invocation's contention.
+    /// `duration_ms` less each invocation's contention and wake-up.
     pub duration_ms: f64,
-    /// `ceil(duration - contention + init)` per invocation, summed: the
+    /// `ceil(duration - contention - wake-up + init)` per invocation, summed: the
     /// billed duration re-rounded as Lambda rounds it, to the next ms
     /// (<https://aws.amazon.com/lambda/pricing/>: "rounded up to the nearest
     /// 1 ms").

@@ -125,10 +125,14 @@ pub struct FunctionFigures {
     /// Whether `contention_ms` was measured within the invocations (and
     /// the `*_without_contention` figures are known).
     pub contention_measured: bool,
+    /// This machine's other waits within the invocations, billed here but
+    /// not on AWS: for idle cores to wake up (0 in results of local clouds
+    /// that did not tell them from contention).
+    pub wake_up_ms: f64,
     /// The invocations' durations as measured, summed.
     pub duration_ms: f64,
     /// `duration_ms` and `billed_ms` as AWS would bill them: each
-    /// invocation's contention taken out, the billed ms rounded up again
+    /// invocation's contention and wake-ups taken out, the billed ms rounded up again
     /// per invocation; `None` where the contention was not measured.
     pub duration_ms_without_contention: Option<f64>,
     pub billed_ms_without_contention: Option<f64>,
@@ -226,6 +230,12 @@ impl RunMetering {
         (billed > 0.0).then(|| contention / billed)
     }
 
+    /// This machine's waits for idle cores to wake up, summed over the
+    /// functions, in ms.
+    pub fn wake_up_ms(&self) -> f64 {
+        self.functions.values().map(|f| f.wake_up_ms).sum()
+    }
+
     /// Whether every function's contention was measured within its
     /// invocations (else it is the older whole-run figure).
     pub fn contention_measured(&self) -> bool {
@@ -245,9 +255,9 @@ impl RunMetering {
         )
     }
 
-    /// The dollars of a bill that were this machine's contention: its
-    /// Lambda duration line times the share of the billed GB-seconds that
-    /// taking the contention out removes. Exact where the duration is
+    /// The dollars of a bill that were this machine's waits (contention and
+    /// wake-ups): its Lambda duration line times the share of the billed
+    /// GB-seconds that taking them out removes. Exact where the duration is
     /// priced per GB-s at one price (one architecture, a run far below the
     /// first volume tier's 6 billion GB-s); functions on Lambda Managed
     /// Instances bill no duration and are left out. `None` without a
@@ -315,6 +325,7 @@ pub fn figures(restricted: &Value) -> Result<RunMetering, MeteringError> {
                 // Of the run's waits: the delta's counters, so the run's own.
                 contention_ms: f.contention_ms(),
                 contention_measured: f.without_contention.is_some(),
+                wake_up_ms: f.without_contention.as_ref().map_or(0.0, |w| w.wake_up_ms),
                 duration_ms: f.duration_ms,
                 duration_ms_without_contention: f
                     .without_contention

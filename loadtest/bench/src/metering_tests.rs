@@ -262,6 +262,7 @@ fn contended(contention_ms: f64, billed_without: u64, with_figures: bool) -> Val
         gb_seconds: localcloud_metrics::gb_seconds(billed as f64, 128.0),
         without_contention: with_figures.then(|| localcloud_metrics::lambda::WithoutContention {
             contention_ms,
+            wake_up_ms: 0.0,
             measured_invocations: 100,
             duration_ms: 450.0 - contention_ms,
             billed_ms: billed_without,

@@ -168,6 +168,26 @@ pub struct CostFigures {
     pub other_architecture: Option<ArchitectureEstimate>,
 }
 
+impl CostFigures {
+    /// The bill's Lambda duration line in dollars (0 without one: Lambda
+    /// Managed Instances bill instances instead).
+    pub fn duration_usd(&self) -> f64 {
+        self.by_line
+            .iter()
+            .find(|l| l.heading == "Lambda duration")
+            .map_or(0.0, |l| l.usd)
+    }
+
+    /// The Lambda duration line's share of the bill.
+    pub fn duration_share(&self) -> f64 {
+        if self.total_usd > 0.0 {
+            self.duration_usd() / self.total_usd
+        } else {
+            0.0
+        }
+    }
+}
+
 /// A price at another architecture than measured: an estimate, since the
 /// same code runs at another speed there.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

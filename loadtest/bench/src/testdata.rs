@@ -221,7 +221,13 @@ pub fn record_through(
         },
         series: time_series(&s, 1000),
         spread: crate::stats::spread(&s, 10.0, None, &format!("{}/{variant}/{api:?}", spec.name))
-            .map(|sp| sp.with_cost(cost.usd_per_million_successful, summary.error_rate)),
+            .map(|sp| {
+                sp.with_cost(
+                    cost.usd_per_million_successful,
+                    summary.error_rate,
+                    cost.duration_share(),
+                )
+            }),
         ledger: None,
         cpu: CpuAccount::new(
             metering.functions_cpu_ms(),

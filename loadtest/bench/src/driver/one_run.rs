@@ -112,7 +112,8 @@ pub(crate) async fn run_one(
     let spread =
         crate::stats::spread(&load.samples, load.wall_s, latency_from_ms, &name.slug).map(|s| {
             let usd = cost.as_ref().and_then(|c| c.usd_per_million_successful);
-            s.with_cost(usd, summary.error_rate)
+            let duration_share = cost.as_ref().map_or(0.0, CostFigures::duration_share);
+            s.with_cost(usd, summary.error_rate, duration_share)
         });
     let settings = settings(ctx, variant, overrides, metered.figures.as_ref(), url);
     Ok(Ok(RunRecord {

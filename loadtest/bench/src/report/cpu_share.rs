@@ -79,11 +79,14 @@ pub fn note(r: &RunRecord) -> Option<CpuNote> {
     let (billed_ms, billed_as_aws) = metering.billed_ms();
     let dollars = cost_as_aws(r);
     let contention = share.map(|s| {
+        let per_invocation = |ms: f64| if invocations > 0.0 { ms / invocations } else { 0.0 };
         let mut text = if metering.contention_measured() {
+            let wake_up_ms = metering.wake_up_ms();
             format!(
-                "contention {:.3} ms per invocation, {:.1} % of the billed time ({contention_ms:.0} ms of {billed_ms:.0} ms waiting for a core beyond the quota, within the invocations)",
-                if invocations > 0.0 { contention_ms / invocations } else { 0.0 },
-                s * 100.0
+                "contention {:.3} ms per invocation, {:.1} % of the billed time ({contention_ms:.0} ms of {billed_ms:.0} ms waiting for cores busy with other work, beyond the quota, within the invocations); idle cores' wake-up {:.3} ms per invocation ({wake_up_ms:.0} ms)",
+                per_invocation(contention_ms),
+                s * 100.0,
+                per_invocation(wake_up_ms),
             )
         } else {
             format!(
@@ -92,20 +95,33 @@ pub fn note(r: &RunRecord) -> Option<CpuNote> {
             )
         };
         text.push_str(&format!(
-            "; as AWS would bill them: {billed_as_aws:.0} ms billed"
+            "; as AWS would bill them (this machine's waits taken out): {billed_as_aws:.0} ms billed"
         ));
         if let Some((raw, as_aws)) = dollars {
             text.push_str(&format!(
-                ", ${as_aws:.4} per million successful requests against ${raw:.4} as measured (contention ${:.4})",
+                ", ${as_aws:.4} per million successful requests against ${raw:.4} as measured (this machine's waits ${:.4})",
                 raw - as_aws
             ));
         }
         text
     });
-    // Not yet the record's cost interval (`RunRecord::spread`): a run without
-    // failures has one of no width, which any deduction leaves; until the
-    // interval holds the billed durations' spread, the 5 % rule decides.
-    let warning = dollars.and_then(|(raw, as_aws)| contention_warning(raw, as_aws, None));
+    // Only the contention's part of the deduction is warned of: the idle
+    // cores' wake-ups are this machine's at any load, and more users or
+    // cores would not take them out (the note gives them).
+    let waits_ms = contention_ms + metering.wake_up_ms();
+    let contention_part = if waits_ms > 0.0 {
+        contention_ms / waits_ms
+    } else {
+        0.0
+    };
+    let interval = r
+        .spread
+        .as_ref()
+        .and_then(|s| s.usd_per_million_ok.as_ref())
+        .map(|usd| (usd.lo, usd.hi));
+    let warning = dollars.and_then(|(raw, as_aws)| {
+        contention_warning(raw, raw - (raw - as_aws) * contention_part, interval)
+    });
     Some(CpuNote {
         mode,
         contention,
@@ -120,11 +136,7 @@ pub fn cost_as_aws(r: &RunRecord) -> Option<(f64, f64)> {
     let cost = r.cost.as_ref()?;
     let raw = cost.usd_per_million_successful?;
     let successes = r.summary.successes as f64;
-    let duration_usd = cost
-        .by_line
-        .iter()
-        .find(|l| l.heading == "Lambda duration")
-        .map_or(0.0, |l| l.usd);
+    let duration_usd = cost.duration_usd();
     let contention = r
         .metering
         .as_ref()?
@@ -309,6 +321,27 @@ mod tests {
             )),
             "{warning}"
         );
+    }
+
+    #[test]
+    fn idle_cores_wake_ups_are_noted_and_taken_out_but_not_warned_of() {
+        // GIVEN a run billed 40 % less without this machine's waits, all of
+        // them idle cores' wake-ups
+        let mut record = measured(0.0, 0.6);
+        for f in record.metering.as_mut().unwrap().functions.values_mut() {
+            f.wake_up_ms = 2.0 * f.invocations;
+        }
+        let noted = note(&record).unwrap();
+        // THEN the note gives them per invocation and the bill without them
+        let text = noted.contention.unwrap();
+        assert!(
+            text.contains("idle cores' wake-up 2.000 ms per invocation"),
+            "{text}"
+        );
+        let (raw, as_aws) = cost_as_aws(&record).unwrap();
+        assert!((raw - as_aws) / raw > CONTENTION_WARNING, "{raw} {as_aws}");
+        // AND no warning: no contention moved the cost
+        assert_eq!(noted.warning, None);
     }
 
     #[test]

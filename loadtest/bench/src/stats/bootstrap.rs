@@ -32,12 +32,17 @@ pub struct Resampled {
     pub p99: Vec<f32>,
     pub ok_per_s: Vec<f32>,
     pub error_rate: Vec<f32>,
+    /// Each resample's mean latency of its successes over the whole run
+    /// over the run's own (1 where a resample had no success).
+    pub mean_ok_ratio: Vec<f32>,
 }
 
 /// One block: its successes' latencies and its request count.
 #[derive(Debug, Default, Clone)]
 struct Block {
     ok_latencies: Vec<f64>,
+    /// Every success's latency summed, warm-up included.
+    ok_latency_sum: f64,
     ok: usize,
     requests: usize,
 }
@@ -53,16 +58,25 @@ pub fn resample(samples: &[Sample], block_ms: u64, latency_from_ms: u64, seed: u
         blocks: n,
         ..Resampled::default()
     };
+    let run_ok: usize = blocks.iter().map(|b| b.ok).sum();
+    let run_mean = blocks.iter().map(|b| b.ok_latency_sum).sum::<f64>() / run_ok.max(1) as f64;
     let mut ok: Vec<f64> = Vec::new();
     for _ in 0..RESAMPLES {
         ok.clear();
-        let (mut requests, mut successes) = (0, 0);
+        let (mut requests, mut successes, mut latency_sum) = (0, 0, 0.0);
         for _ in 0..n {
             let block = &blocks[rng.below(n)];
             ok.extend_from_slice(&block.ok_latencies);
             requests += block.requests;
             successes += block.ok;
+            latency_sum += block.ok_latency_sum;
         }
+        out.mean_ok_ratio
+            .push(if successes == 0 || run_mean <= 0.0 {
+                1.0
+            } else {
+                (latency_sum / successes as f64 / run_mean) as f32
+            });
         if let Some([p50, p95, p99]) = percentiles(&mut ok) {
             out.p50.push(p50 as f32);
             out.p95.push(p95 as f32);
@@ -95,6 +109,7 @@ fn cut(samples: &[Sample], block_ms: u64, latency_from_ms: u64) -> Vec<Block> {
         block.requests += 1;
         if s.ok {
             block.ok += 1;
+            block.ok_latency_sum += s.latency_ms;
             if s.at_ms >= latency_from_ms {
                 block.ok_latencies.push(s.latency_ms);
             }

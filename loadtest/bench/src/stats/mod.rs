@@ -98,11 +98,17 @@ pub struct Spread {
     /// failed; Wilson's still says how few failures the count rules out).
     pub error_rate: Replicates,
     /// $ per million successful requests: the bill per request (as priced)
-    /// over each resample's successful share. The billed durations are not
-    /// known per block, so this interval holds the failures' uncertainty
-    /// and not the durations' (`--repeat`-style reruns would add theirs).
+    /// over each resample's successful share, its Lambda duration part
+    /// scaled by the resample's mean latency over the run's. The billed
+    /// durations are not known per request; the mean latency stands for
+    /// them (a request's billed time is part of its latency and moves with
+    /// it), so the interval holds the failures' uncertainty and, so
+    /// approximated, the durations'.
     #[serde(default)]
     pub usd_per_million_ok: Option<Replicates>,
+    /// [`bootstrap::Resampled::mean_ok_ratio`], kept for [`Spread::with_cost`].
+    #[serde(skip)]
+    mean_ok_ratio: Vec<f32>,
 }
 
 /// The spread of a run's samples over `wall_s` seconds, its percentiles of
@@ -140,20 +146,38 @@ pub fn spread(
         successful_rps: Replicates::of(r.ok_per_s)?,
         error_rate,
         usd_per_million_ok: None,
+        mean_ok_ratio: r.mean_ok_ratio,
     })
 }
 
 impl Spread {
     /// Adds the interval of $ per million ok requests, given the run's
-    /// point figure and its error rate: each resample's figure is the point
-    /// one scaled by how its successful share differs from the run's.
-    pub fn with_cost(mut self, usd_per_million_ok: Option<f64>, error_rate: f64) -> Self {
+    /// point figure, its error rate and the share of its bill that is
+    /// Lambda duration: each resample's figure is the point one with its
+    /// duration share scaled by the resample's mean latency over the run's,
+    /// over how its successful share differs from the run's.
+    pub fn with_cost(
+        mut self,
+        usd_per_million_ok: Option<f64>,
+        error_rate: f64,
+        duration_share: f64,
+    ) -> Self {
         let ok_share = 1.0 - error_rate;
+        let duration_share = duration_share.clamp(0.0, 1.0);
         self.usd_per_million_ok = usd_per_million_ok.and_then(|usd| {
-            self.error_rate.map(|rate| {
-                let resampled_ok = 1.0 - rate;
-                (resampled_ok > 0.0).then(|| usd * ok_share / resampled_ok)
-            })
+            let values: Option<Vec<f32>> = self
+                .error_rate
+                .values
+                .iter()
+                .enumerate()
+                .map(|(i, rate)| {
+                    let resampled_ok = 1.0 - f64::from(*rate);
+                    let latency = self.mean_ok_ratio.get(i).map_or(1.0, |r| f64::from(*r));
+                    let bill = usd * (1.0 - duration_share + duration_share * latency);
+                    (resampled_ok > 0.0).then(|| (bill * ok_share / resampled_ok) as f32)
+                })
+                .collect();
+            Replicates::of(values?)
         });
         self
     }

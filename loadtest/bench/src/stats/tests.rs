@@ -117,15 +117,44 @@ fn cost_per_ok_request_follows_the_successful_share() {
     let samples = run(40, 40, |_| 5.0, 10);
     let s = spread(&samples, 40.0, None, "x")
         .unwrap()
-        .with_cost(Some(4.0), 0.1);
+        .with_cost(Some(4.0), 0.1, 0.0);
     let cost = s.usd_per_million_ok.unwrap();
     // THEN its interval holds $4.00 and moves with the failed share
     assert!(cost.lo <= 4.0 && 4.0 <= cost.hi);
     // AND no success leaves no cost interval
     let none = spread(&run(5, 10, |_| 1.0, 1), 5.0, None, "y")
         .unwrap()
-        .with_cost(None, 1.0);
+        .with_cost(None, 1.0, 0.0);
     assert_eq!(none.usd_per_million_ok, None);
+}
+
+#[test]
+fn the_duration_line_of_the_cost_moves_with_the_resampled_latency() {
+    // GIVEN a run without failures whose latency wanders, at $4.00 per
+    // million ok requests
+    let samples = run(60, 50, wandering, 0);
+    let priced = |duration_share| {
+        spread(&samples, 60.0, None, "z")
+            .unwrap()
+            .with_cost(Some(4.0), 0.0, duration_share)
+            .usd_per_million_ok
+            .unwrap()
+    };
+    // WHEN none of the bill is Lambda duration, THEN no failure moves it
+    let fixed = priced(0.0);
+    assert_eq!((fixed.lo, fixed.hi), (4.0, 4.0));
+    // WHEN half of it is, THEN its interval holds $4.00 and has a width
+    // that a whole bill of duration doubles
+    let half = priced(0.5);
+    let whole = priced(1.0);
+    assert!(half.lo < 4.0 && 4.0 < half.hi, "{half:?}");
+    let width = |r: &crate::stats::Replicates| r.hi - r.lo;
+    assert!(
+        (width(&whole) / width(&half) - 2.0).abs() < 0.01,
+        "{} against {}",
+        width(&whole),
+        width(&half)
+    );
 }
 
 #[test]

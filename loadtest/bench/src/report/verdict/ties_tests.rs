@@ -33,8 +33,9 @@ fn renamed(like: &RunRecord, variant: &str, base_ms: f64, phase: u64, failing: b
     let samples = wandering(base_ms, phase, failing);
     r.summary = summarize(&samples, 60.0);
     let usd = r.cost.as_ref().and_then(|c| c.usd_per_million_successful);
+    let duration_share = r.cost.as_ref().map_or(0.0, |c| c.duration_share());
     r.spread = crate::stats::spread(&samples, 60.0, None, &format!("{}/{variant}", r.scenario))
-        .map(|s| s.with_cost(usd, r.summary.error_rate));
+        .map(|s| s.with_cost(usd, r.summary.error_rate, duration_share));
     r
 }
 
