@@ -12,9 +12,9 @@ use crate::environment::{self, Completion, InitFailure};
 use crate::failures;
 use crate::function::Function;
 use crate::metering::{billed_ms, InvocationRecord, Outcome};
-use crate::names::LATEST;
 use crate::runtime_api::Invocation;
 use crate::state::Inner;
+use crate::versions::Invoked;
 
 impl Inner {
     /// An environment that never became ready fails its invocation as an
@@ -42,9 +42,10 @@ impl Inner {
         };
         drop(slot);
         let error_type = failures::error_type(&payload);
+        let version = &attempt.invoked.version;
         function
             .log
-            .line(&format!("START RequestId: {request_id} Version: {LATEST}"));
+            .line(&format!("START RequestId: {request_id} Version: {version}"));
         if let Some(error_type) = &error_type {
             function.log.line(&format!(
                 "INIT_REPORT Status: error\tError Type: {error_type}"
@@ -104,6 +105,7 @@ pub(crate) fn settle(
 /// What one attempt needs to describe itself in a record.
 pub(crate) struct Attempt<'a> {
     pub function: &'a Function,
+    pub invoked: &'a Invoked,
     pub request_id: String,
     pub caller: &'a str,
     pub invocation_type: &'a str,
@@ -116,15 +118,16 @@ impl Attempt<'_> {
     pub fn begin(&self, payload: Bytes) -> Invocation {
         let function = self.function;
         let request_id = &self.request_id;
-        function
-            .log
-            .line(&format!("START RequestId: {request_id} Version: {LATEST}"));
+        function.log.line(&format!(
+            "START RequestId: {request_id} Version: {}",
+            self.invoked.version
+        ));
         Invocation {
             request_id: request_id.clone(),
             payload,
             deadline_ms: (Utc::now().timestamp_millis().max(0) as u64)
                 + function.config.timeout.as_millis() as u64,
-            function_arn: function.arn.clone(),
+            function_arn: self.invoked.arn.clone(),
             trace_id: environment::trace_id(),
         }
     }

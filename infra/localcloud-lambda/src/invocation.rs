@@ -17,12 +17,14 @@ use crate::failures;
 use crate::function::Function;
 use crate::metering::Outcome;
 use crate::state::Inner;
+use crate::versions::Invoked;
 
 impl Inner {
     /// One attempt of one invocation: a slot, an environment, the answer.
     pub async fn run(
         &self,
         function: &Arc<Function>,
+        invoked: &Invoked,
         payload: Bytes,
         caller: &str,
         invocation_type: &str,
@@ -30,6 +32,7 @@ impl Inner {
     ) -> Result<InvokeResponse, InvokeError> {
         let mut attempt = Attempt {
             function,
+            invoked,
             request_id,
             caller,
             invocation_type,
