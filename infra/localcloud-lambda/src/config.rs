@@ -107,14 +107,17 @@ pub struct FunctionConfig {
 
 /// What a stack creates along with a function: `AWS::Lambda::Version`
 /// resources (SAM's `AutoPublishAlias` makes one) and `AWS::Lambda::Alias`
-/// resources. The function cannot change while the service runs, so every
-/// version of a stack is version 1, as `PublishVersion` answers when nothing
-/// changed since the last version.
+/// resources. The function cannot change while the service runs, so a stack
+/// publishes one version, as `PublishVersion` answers when nothing changed
+/// since the last version.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Publication {
-    /// Publish version 1 at start.
+    /// Publish a version at start: the next after `inherited`, or the last
+    /// of them when the function did not change.
     pub version: bool,
     pub aliases: Vec<AliasConfig>,
+    /// The versions the stack's previous deployment published.
+    pub inherited: Vec<crate::versions::InheritedVersion>,
 }
 
 /// An alias a stack creates: `FunctionVersion` is `$LATEST`, a version

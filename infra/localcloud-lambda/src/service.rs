@@ -207,6 +207,16 @@ impl LambdaService {
             .ok_or_else(|| format!("no function named {name}"))
     }
 
+    /// Each function's numbered versions, by name, for the next deployment
+    /// of its stack.
+    pub fn inheritable_versions(&self) -> BTreeMap<String, Vec<crate::InheritedVersion>> {
+        self.inner
+            .functions
+            .iter()
+            .map(|(name, f)| (name.clone(), f.versions.inheritable()))
+            .collect()
+    }
+
     /// Process ids of every live execution environment.
     pub fn process_ids(&self) -> Vec<u32> {
         self.inner

@@ -35,10 +35,39 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// The function's code and configuration now.
+    pub fn read(config: &FunctionConfig) -> Self {
+        CodeReader::default().snapshot(config)
+    }
+
     /// Same code and configuration: what decides whether `PublishVersion`
-    /// makes a new version.
+    /// makes a new version. The code is compared by its hash, wherever the
+    /// binary lies (a deployment unpacks its package afresh).
     fn same_function(&self, other: &Snapshot) -> bool {
-        self.config == other.config && self.code_sha256 == other.code_sha256
+        let settings = |s: &Snapshot| FunctionConfig {
+            binary: std::path::PathBuf::new(),
+            ..s.config.clone()
+        };
+        settings(self) == settings(other) && self.code_sha256 == other.code_sha256
+    }
+}
+
+/// A numbered version from a stack's previous deployment, which the next
+/// deployment keeps (SAM keeps the versions `AutoPublishAlias` published).
+#[derive(Debug, Clone, PartialEq)]
+pub struct InheritedVersion {
+    pub number: u64,
+    pub snapshot: Snapshot,
+    pub description: String,
+}
+
+/// The number `PublishVersion` gives `current` after `inherited` (oldest
+/// first): the last one's when nothing changed, else the next.
+pub fn next_version(inherited: &[InheritedVersion], current: &Snapshot) -> u64 {
+    match inherited.last() {
+        Some(last) if last.snapshot.same_function(current) => last.number,
+        Some(last) => last.number + 1,
+        None => 1,
     }
 }
 
@@ -222,8 +251,8 @@ impl Versions {
         }
     }
 
-    /// What a stack creates with the function: `$LATEST.PUBLISHED` for a
-    /// function on a capacity provider ("If you use AWS CloudFormation ...
+    /// What a stack creates with the function: the versions its previous
+    /// deployment published, `$LATEST.PUBLISHED` for a function on a capacity provider ("If you use AWS CloudFormation ...
     /// to create a Lambda Managed Instances function, Lambda automatically
     /// creates the $LATEST.PUBLISHED version", same page as
     /// [`LATEST_PUBLISHED`]), then `publication`'s version and aliases.
@@ -235,6 +264,16 @@ impl Versions {
         current: impl Fn() -> Snapshot,
     ) -> Result<Self, VersionError> {
         let versions = Self::new(arn, managed);
+        versions.state.lock().numbered = publication
+            .inherited
+            .iter()
+            .map(|v| Version {
+                name: v.number.to_string(),
+                snapshot: Arc::new(v.snapshot.clone()),
+                description: v.description.clone(),
+                revision_id: new_request_id(),
+            })
+            .collect();
         if managed {
             versions.publish(current(), None, None, true)?;
         }
@@ -299,6 +338,22 @@ impl Versions {
         let published = version((state.numbered.len() + 1).to_string());
         state.numbered.push(published.clone());
         Ok(published)
+    }
+
+    /// The numbered versions, for the stack's next deployment.
+    pub fn inheritable(&self) -> Vec<InheritedVersion> {
+        let state = self.state.lock();
+        state
+            .numbered
+            .iter()
+            .filter_map(|v| {
+                Some(InheritedVersion {
+                    number: v.name.parse().ok()?,
+                    snapshot: (*v.snapshot).clone(),
+                    description: v.description.clone(),
+                })
+            })
+            .collect()
     }
 
     /// The published versions: numbered ones in order, then `$LATEST.PUBLISHED`.
@@ -584,6 +639,7 @@ mod tests {
                 function_version: "1".into(),
                 description: String::new(),
             }],
+            inherited: Vec::new(),
         };
         let versions = Versions::create(ARN, true, &publication, || snapshot(2048)).unwrap();
         let names: Vec<String> = versions.published().into_iter().map(|v| v.name).collect();
@@ -592,6 +648,37 @@ mod tests {
         let on_demand =
             Versions::create(ARN, false, &Publication::default(), || snapshot(128)).unwrap();
         assert!(on_demand.published().is_empty());
+    }
+
+    #[test]
+    fn a_deployment_keeps_its_predecessor_s_versions_and_numbers_a_changed_function_next() {
+        let inherited = vec![InheritedVersion {
+            number: 1,
+            snapshot: snapshot(128),
+            description: "first".into(),
+        }];
+        assert_eq!(next_version(&inherited, &snapshot(128)), 1);
+        assert_eq!(next_version(&inherited, &snapshot(256)), 2);
+        assert_eq!(next_version(&[], &snapshot(128)), 1);
+        let publication = Publication {
+            version: true,
+            aliases: vec![crate::config::AliasConfig {
+                name: "live".into(),
+                function_version: "2".into(),
+                description: String::new(),
+            }],
+            inherited,
+        };
+        let versions = Versions::create(ARN, false, &publication, || snapshot(256)).unwrap();
+        let names: Vec<String> = versions.published().into_iter().map(|v| v.name).collect();
+        assert_eq!(names, ["1", "2"]);
+        assert_eq!(versions.resolve(Some("live")).unwrap().version, "2");
+        let one = versions.resolve(Some("1")).unwrap().published.unwrap();
+        assert_eq!(
+            (one.snapshot.config.memory_mb, one.description.as_str()),
+            (128, "first")
+        );
+        assert_eq!(versions.inheritable().len(), 2);
     }
 
     #[test]

@@ -29,6 +29,10 @@ pub struct ResolveContext {
     pub generate_no_echo: bool,
     /// Exports of other stacks, for `Fn::ImportValue`: export name -> value.
     pub imports: BTreeMap<String, String>,
+    /// The number of the version a stack publishes of a function, by
+    /// function name, where it is not [`crate::FIRST_VERSION`] (an update
+    /// continues the numbers of the stack's previous deployment).
+    pub function_versions: BTreeMap<String, u64>,
 }
 
 impl Default for ResolveContext {
@@ -46,11 +50,19 @@ impl Default for ResolveContext {
             parameter_overrides: BTreeMap::new(),
             generate_no_echo: false,
             imports: BTreeMap::new(),
+            function_versions: BTreeMap::new(),
         }
     }
 }
 
 impl ResolveContext {
+    /// The version number a stack publishes of the function `name`.
+    pub fn version_of(&self, name: &str) -> String {
+        self.function_versions
+            .get(name)
+            .map_or_else(|| crate::FIRST_VERSION.to_string(), u64::to_string)
+    }
+
     pub fn queue_url(&self, name: &str) -> String {
         self.queue_url
             .replace("{region}", &self.region)

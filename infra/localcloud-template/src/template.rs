@@ -322,7 +322,7 @@ fn build(decls: &[Decl], globals: &Globals, r: &mut Reader) -> Application {
             Vec::new()
         }
     };
-    versions::complete(&mut app, &lines, r.diags);
+    versions::complete(&mut app, r.scope.ctx, &lines, r.diags);
     check_unique_names(&app, &lines, r.diags);
     app
 }

@@ -15,8 +15,9 @@
 //! `Ref` of an alias is its ARN
 //! (https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-lambda-version.html,
 //! https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-lambda-alias.html).
-//! A stack publishes each of its functions once, so every version is
-//! [`FIRST_VERSION`], as `PublishVersion` answers for an unchanged function.
+//! A stack publishes each of its functions once: version [`FIRST_VERSION`],
+//! or on an update the number [`ResolveContext::version_of`] gives (the
+//! previous deployment's, or the next one for a changed function).
 
 use std::collections::BTreeMap;
 
@@ -32,7 +33,7 @@ use crate::yaml::Node;
 pub(crate) const VERSION_TYPE: &str = "AWS::Lambda::Version";
 pub(crate) const ALIAS_TYPE: &str = "AWS::Lambda::Alias";
 
-/// The number of every version a stack publishes.
+/// The number of the version a new stack publishes.
 pub const FIRST_VERSION: &str = "1";
 
 const VERSION_USED: &[&str] = &["FunctionName", "Description"];
@@ -122,10 +123,11 @@ pub(crate) fn name_versions(
                     continue;
                 };
                 let arn = function_arn(&function, scope.ctx);
+                let number = scope.ctx.version_of(function_name(&arn));
                 named.push((
                     d.id.to_string(),
                     ResKind::Version,
-                    format!("{arn}:{FIRST_VERSION}"),
+                    format!("{arn}:{number}"),
                 ));
             }
             ALIAS_TYPE => {
@@ -156,7 +158,7 @@ pub(crate) fn name_versions(
                     .get("CodeUri")
                     .and_then(|e| scope.string(&e.value).ok())
                     .unwrap_or_default();
-                let version_arn = format!("{arn}:{FIRST_VERSION}");
+                let version_arn = format!("{arn}:{}", scope.ctx.version_of(&name));
                 let alias_arn = format!("{arn}:{alias}");
                 named.extend([
                     (
@@ -193,11 +195,12 @@ pub(crate) fn version(id: &str, props: &Node, r: &mut Reader) -> Option<Function
     check_keys(props, VERSION_USED, VERSION_IGNORED, &at, r.diags);
     let function = r.string(props, "FunctionName", &at)?;
     let arn = function_arn(&function, r.scope.ctx);
+    let number = r.scope.ctx.version_of(function_name(&arn));
     Some(FunctionVersion {
         logical_id: id.to_string(),
         function: function_name(&arn).to_string(),
-        version: FIRST_VERSION.to_string(),
-        arn: format!("{arn}:{FIRST_VERSION}"),
+        arn: format!("{arn}:{number}"),
+        version: number,
         description: r.string(props, "Description", &at).unwrap_or_default(),
     })
 }
@@ -219,15 +222,16 @@ pub(crate) fn alias(id: &str, props: &Node, r: &mut Reader) -> Option<FunctionAl
         r.diags.error(&at.child("Name"), line_of("Name"), m);
         return None;
     }
-    if version != "$LATEST" && version != FIRST_VERSION {
+    let arn = function_arn(&function, r.scope.ctx);
+    let published = r.scope.ctx.version_of(function_name(&arn));
+    if version != "$LATEST" && version != published {
         let m = format!(
-            "FunctionVersion `{version}` is not a version of this stack ($LATEST or {FIRST_VERSION}, the version the stack publishes)"
+            "FunctionVersion `{version}` is not a version of this stack ($LATEST or {published}, the version the stack publishes)"
         );
         r.diags
             .error(&at.child("FunctionVersion"), line_of("FunctionVersion"), m);
         return None;
     }
-    let arn = function_arn(&function, r.scope.ctx);
     Some(FunctionAlias {
         logical_id: id.to_string(),
         function: function_name(&arn).to_string(),
@@ -241,7 +245,12 @@ pub(crate) fn alias(id: &str, props: &Node, r: &mut Reader) -> Option<FunctionAl
 /// SAM's version and alias for each function with `AutoPublishAlias`, then
 /// a check that every version and alias is of a function of the template
 /// (the local cloud runs no other) and that an alias's version exists.
-pub(crate) fn complete(app: &mut Application, lines: &BTreeMap<&str, usize>, diags: &mut Diags) {
+pub(crate) fn complete(
+    app: &mut Application,
+    ctx: &ResolveContext,
+    lines: &BTreeMap<&str, usize>,
+    diags: &mut Diags,
+) {
     for f in app
         .functions
         .iter()
@@ -249,11 +258,12 @@ pub(crate) fn complete(app: &mut Application, lines: &BTreeMap<&str, usize>, dia
     {
         let alias = f.auto_publish_alias.clone().unwrap_or_default();
         let code_uri = f.code_uri.as_deref().unwrap_or_default();
+        let number = ctx.version_of(&f.name);
         app.versions.push(FunctionVersion {
             logical_id: sam_version_id(&f.logical_id, &f.name, code_uri),
             function: f.name.clone(),
-            version: FIRST_VERSION.to_string(),
-            arn: format!("{}:{FIRST_VERSION}", f.arn),
+            arn: format!("{}:{number}", f.arn),
+            version: number.clone(),
             description: String::new(),
         });
         app.aliases.push(FunctionAlias {
@@ -261,7 +271,7 @@ pub(crate) fn complete(app: &mut Application, lines: &BTreeMap<&str, usize>, dia
             function: f.name.clone(),
             arn: format!("{}:{alias}", f.arn),
             name: alias,
-            function_version: FIRST_VERSION.to_string(),
+            function_version: number,
             description: String::new(),
         });
     }
@@ -288,12 +298,12 @@ pub(crate) fn complete(app: &mut Application, lines: &BTreeMap<&str, usize>, dia
                 a.function
             );
             diags.error(&at.child("FunctionName"), line, m);
-        } else if a.function_version == FIRST_VERSION
+        } else if a.function_version != "$LATEST"
             && !app.versions.iter().any(|v| v.function == a.function)
         {
             let m = format!(
-                "no AWS::Lambda::Version of `{}` publishes version {FIRST_VERSION}",
-                a.function
+                "no AWS::Lambda::Version of `{}` publishes version {}",
+                a.function, a.function_version
             );
             diags.error(&at.child("FunctionVersion"), line, m);
         }

@@ -230,8 +230,16 @@ impl Backend for Deployer {
         config.binaries = self.fetch_code(&app)?;
         let previous = self.deployments.remove(&d.stack_name);
         if let Some(old) = &previous {
-            // The APIs keep their ports, so their URLs survive an update.
+            // The APIs keep their ports, so their URLs survive an update;
+            // the functions keep their versions.
             config.api_ports = old.api_ports();
+            config.inherited_versions = old.lambda.inheritable_versions();
+            config.version_resources = old
+                .app
+                .versions
+                .iter()
+                .map(|v| (v.logical_id.clone(), v.version.clone()))
+                .collect();
             old.shutdown().await;
         }
         let prepared = self

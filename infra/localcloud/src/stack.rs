@@ -15,8 +15,8 @@ use localcloud_core::RequestContext;
 use localcloud_dynamodb::DynamoDb;
 use localcloud_esm::{EsmConfig, EsmHandle};
 use localcloud_lambda::{
-    AliasConfig, Architecture, CpuShare, FunctionConfig, LambdaConfig, LambdaService,
-    ManagedInstances, Publication, ScalingBounds,
+    next_version, AliasConfig, Architecture, CpuShare, FunctionConfig, InheritedVersion,
+    LambdaConfig, LambdaService, ManagedInstances, Publication, ScalingBounds, Snapshot,
 };
 use localcloud_metrics::MetricsDocument;
 use localcloud_sqs::SqsService;
@@ -68,6 +68,12 @@ pub struct StackConfig {
     pub cpu_share: CpuShare,
     /// Memory sizes replacing the template's (`serve --memory-size`).
     pub memory_sizes: Vec<MemorySizeOverride>,
+    /// The versions the stack's previous deployment published, by function
+    /// name (an update keeps them and numbers on).
+    pub inherited_versions: BTreeMap<String, Vec<InheritedVersion>>,
+    /// The version numbers of the previous deployment's
+    /// `AWS::Lambda::Version` resources, by logical id.
+    pub version_resources: BTreeMap<String, String>,
 }
 
 /// `--memory-size [FUNCTION=]MB`: one function's memory size (by logical id
@@ -139,6 +145,8 @@ impl StackConfig {
             generate_no_echo: true,
             cpu_share: CpuShare::default(),
             memory_sizes: Vec::new(),
+            inherited_versions: BTreeMap::new(),
+            version_resources: BTreeMap::new(),
         }
     }
 
@@ -194,11 +202,12 @@ impl Stack {
             })
             .collect();
         let app = config.read(&ctx)?;
+        let (app, functions) = continue_versions(config, &mut ctx, app)?;
 
         let request_ctx = RequestContext::new(&ctx.region, &ctx.account_id);
         create_tables(&app, dynamodb, &request_ctx)?;
         create_queues(&app, sqs, &ctx)?;
-        let lambda = start_lambda(&app, config, endpoint, &ctx)?;
+        let lambda = start_lambda(&app, functions, config, endpoint, &ctx)?;
 
         let invoker: Arc<dyn localcloud_core::Invoker> = lambda.clone();
         let gateways = crate::gateways::start_all(&app, &invoker, api_listeners)?;
@@ -400,12 +409,74 @@ fn create_queues(
     Ok(())
 }
 
-fn start_lambda(
+/// The functions' configurations, their versions numbered on from the
+/// stack's previous deployment (see [`plan_version`]). The template is read
+/// again when a number is not the first, so that `Ref` and `Fn::GetAtt`
+/// give it.
+fn continue_versions(
+    config: &StackConfig,
+    ctx: &mut ResolveContext,
+    app: Application,
+) -> Result<(Application, Vec<FunctionConfig>), StackError> {
+    let functions = function_configs(&app, config)?;
+    let plans: BTreeMap<String, VersionPlan> = functions
+        .iter()
+        .filter(|f| f.publish.version && !f.publish.inherited.is_empty())
+        .map(|f| (f.name.clone(), plan_version(&app, config, f)))
+        .collect();
+    let numbers: BTreeMap<String, u64> = plans
+        .iter()
+        .filter(|(_, plan)| plan.number != 1)
+        .map(|(name, plan)| (name.clone(), plan.number))
+        .collect();
+    let (app, mut functions) = if numbers.is_empty() {
+        (app, functions)
+    } else {
+        ctx.function_versions = numbers;
+        let app = config.read(ctx)?;
+        let functions = function_configs(&app, config)?;
+        (app, functions)
+    };
+    for f in &mut functions {
+        if plans.get(&f.name).is_some_and(|plan| plan.kept) {
+            f.publish.version = false;
+        }
+    }
+    Ok((app, functions))
+}
+
+/// A function's version on an update.
+struct VersionPlan {
+    number: u64,
+    /// The previous deployment's version stays, unpublished again.
+    kept: bool,
+}
+
+/// CloudFormation keeps an `AWS::Lambda::Version` whose resource stays in
+/// the template (its properties cannot be updated: "Update requires:
+/// Replacement"), so the version keeps its number and snapshot; a new
+/// logical id (SAM's changes with the function's `CodeUri`) creates a
+/// version, which publishes as `PublishVersion` does: the next number for
+/// a changed function, the last one otherwise.
+fn plan_version(app: &Application, config: &StackConfig, f: &FunctionConfig) -> VersionPlan {
+    let kept = app
+        .versions
+        .iter()
+        .filter(|v| v.function == f.name)
+        .find_map(|v| config.version_resources.get(&v.logical_id)?.parse().ok());
+    match kept {
+        Some(number) => VersionPlan { number, kept: true },
+        None => VersionPlan {
+            number: next_version(&f.publish.inherited, &Snapshot::read(f)),
+            kept: false,
+        },
+    }
+}
+
+fn function_configs(
     app: &Application,
     config: &StackConfig,
-    endpoint: SocketAddr,
-    ctx: &ResolveContext,
-) -> Result<Arc<LambdaService>, StackError> {
+) -> Result<Vec<FunctionConfig>, StackError> {
     for named in &config.memory_sizes {
         if let Some(wanted) = &named.function {
             if !app
@@ -498,9 +569,19 @@ fn start_lambda(
                     max_concurrency: c.per_environment_max_concurrency,
                     scaling: scaling_bounds(&c.scaling),
                 }),
-            publish: publication(app, &function.name),
+            publish: publication(app, &function.name, &config.inherited_versions),
         });
     }
+    Ok(functions)
+}
+
+fn start_lambda(
+    app: &Application,
+    functions: Vec<FunctionConfig>,
+    config: &StackConfig,
+    endpoint: SocketAddr,
+    ctx: &ResolveContext,
+) -> Result<Arc<LambdaService>, StackError> {
     let lambda_config = LambdaConfig {
         account_concurrency_limit: config.account_concurrency_limit,
         idle_timeout: config.idle_timeout,
@@ -534,14 +615,21 @@ fn scaling_bounds(scaling: &localcloud_template::FunctionScaling) -> ScalingBoun
     }
 }
 
-/// A capacity provider's fleet, on the type its `InstanceRequirements`
-/// allow (the first allowed type the local cloud knows, else its default
-/// for the architecture unless excluded, else the first known type not
-/// excluded).
-/// The versions and aliases the template creates for the function `name`.
-fn publication(app: &Application, name: &str) -> Publication {
+/// The versions and aliases the template creates for the function `name`,
+/// after those of the stack's previous deployment (SAM keeps the versions it
+/// published; a function that publishes none any more has none).
+fn publication(
+    app: &Application,
+    name: &str,
+    inherited: &BTreeMap<String, Vec<InheritedVersion>>,
+) -> Publication {
+    let version = app.versions.iter().any(|v| v.function == name);
     Publication {
-        version: app.versions.iter().any(|v| v.function == name),
+        version,
+        inherited: match version {
+            true => inherited.get(name).cloned().unwrap_or_default(),
+            false => Vec::new(),
+        },
         aliases: app
             .aliases
             .iter()
@@ -555,6 +643,10 @@ fn publication(app: &Application, name: &str) -> Publication {
     }
 }
 
+/// A capacity provider's fleet, on the type its `InstanceRequirements`
+/// allow (the first allowed type the local cloud knows, else its default
+/// for the architecture unless excluded, else the first known type not
+/// excluded).
 fn capacity_provider(
     provider: &localcloud_template::CapacityProvider,
 ) -> Result<localcloud_lambda::CapacityProvider, StackError> {

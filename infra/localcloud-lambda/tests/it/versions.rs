@@ -616,6 +616,7 @@ async fn a_stack_s_version_and_aliases_exist_from_the_start() {
                 function_version: "1".into(),
                 description: String::new(),
             }],
+            ..Publication::default()
         },
         ..function("echo", "echo")
     };
@@ -646,6 +647,7 @@ fn an_alias_of_a_version_the_stack_does_not_publish_fails_the_start() {
                 function_version: "1".into(),
                 description: String::new(),
             }],
+            ..Publication::default()
         },
         ..function("echo", "echo")
     };

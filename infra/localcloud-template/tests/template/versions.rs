@@ -3,7 +3,9 @@
 //! `{Function}.Version`) and CloudFormation's `AWS::Lambda::Version` and
 //! `AWS::Lambda::Alias`, with `Ref` and `Fn::GetAtt` as AWS returns them.
 
-use crate::{errors, find, load};
+use localcloud_template::ResolveContext;
+
+use crate::{errors, errors_with, find, load, load_with};
 
 const ARN: &str = "arn:aws:lambda:eu-west-1:123456789012:function:test-Orders";
 
@@ -94,6 +96,29 @@ fn the_function_s_events_invoke_the_alias() {
         "test-Orders"
     );
     assert!(plain.versions.is_empty() && plain.aliases.is_empty());
+}
+
+#[test]
+fn an_update_continues_the_numbers_the_context_gives() {
+    let ctx = ResolveContext {
+        function_versions: [("test-Orders".to_string(), 3)].into(),
+        ..crate::ctx()
+    };
+    let app = load_with(AUTO_PUBLISH, &ctx);
+    assert_eq!(app.versions[0].version, "3");
+    assert_eq!(app.versions[0].arn, format!("{ARN}:3"));
+    assert_eq!(app.aliases[0].function_version, "3");
+    assert_eq!(app.outputs["VersionArn"], format!("{ARN}:3"));
+    let declared = load_with(DECLARED, &ctx);
+    assert_eq!(declared.outputs["VersionNumber"], "3");
+    assert_eq!(declared.aliases[0].function_version, "3");
+    // An alias naming another number than the stack publishes is refused.
+    let stale = DECLARED.replace("!GetAtt OrdersVersion.Version", "\"1\"");
+    let found = errors_with(&stale, &ctx);
+    find(
+        &found,
+        "FunctionVersion `1` is not a version of this stack ($LATEST or 3",
+    );
 }
 
 #[test]
