@@ -19,6 +19,7 @@ use crate::function::Function;
 use crate::names::{self, LATEST};
 use crate::service::LambdaService;
 use crate::versions::{Snapshot, VersionError};
+use crate::versions_api::version_configuration;
 
 const PREFIX: &str = "/2015-03-31/functions/";
 
@@ -60,13 +61,18 @@ impl PathService for LambdaService {
 
 impl LambdaService {
     /// The `FunctionConfiguration` of every function, as `ListFunctions`
-    /// lists them.
-    pub fn configurations(&self) -> Vec<Value> {
-        self.inner
-            .functions
-            .values()
-            .map(|f| configuration(f))
-            .collect()
+    /// lists them; with `all_versions` (`FunctionVersion=ALL`), each
+    /// function's published versions after it.
+    pub fn configurations(&self, all_versions: bool) -> Vec<Value> {
+        let mut out = Vec::new();
+        for function in self.inner.functions.values() {
+            out.push(configuration(function));
+            if all_versions {
+                let published = function.versions.published();
+                out.extend(published.iter().map(|v| version_configuration(function, v)));
+            }
+        }
+        out
     }
 
     /// True when `reference` (name, ARN or partial ARN) names a function here.

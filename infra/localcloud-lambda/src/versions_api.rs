@@ -164,7 +164,8 @@ impl LambdaService {
     }
 }
 
-fn version_configuration(function: &Function, version: &Version) -> Value {
+/// A published version's `FunctionConfiguration`, under its qualified ARN.
+pub(crate) fn version_configuration(function: &Function, version: &Version) -> Value {
     let mut value = configuration_of(
         &version.snapshot,
         &names::qualified_arn(&function.arn, &version.name),

@@ -28,9 +28,12 @@ impl PathService for LambdaApi {
         let stacks: Vec<Arc<Stack>> = self.0.all().into_iter().map(|(_, s)| s).collect();
         if request.method() == Method::GET && (path == FUNCTIONS || path == format!("{FUNCTIONS}/"))
         {
+            // `FunctionVersion=ALL` lists every published version too.
+            let query = request.uri().query().unwrap_or_default();
+            let all_versions = param(query, "FunctionVersion").as_deref() == Some("ALL");
             let functions: Vec<Value> = stacks
                 .iter()
-                .flat_map(|s| s.lambda.configurations())
+                .flat_map(|s| s.lambda.configurations(all_versions))
                 .collect();
             return Ok(json_response(200, &json!({ "Functions": functions })));
         }

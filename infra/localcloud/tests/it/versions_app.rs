@@ -5,6 +5,7 @@
 //! mapping invoke the alias, as SAM's transform points them.
 
 use aws_sdk_lambda::primitives::Blob;
+use aws_sdk_lambda::types::FunctionVersion;
 use aws_sdk_lambda::Client;
 use serde_json::Value;
 
@@ -107,6 +108,23 @@ async fn auto_publish_alias_on_demand_publishes_version_1_and_routes_events_to_t
         .filter_map(|m| m.function_arn())
         .collect();
     assert_eq!(functions, [format!("{arn}:live").as_str()]);
+    // AND ListFunctions lists version 1 after the function with
+    // FunctionVersion=ALL, and only $LATEST without
+    for (all, want) in [(true, vec!["$LATEST", "1"]), (false, vec!["$LATEST"])] {
+        let listed = lambda
+            .list_functions()
+            .set_function_version(all.then_some(FunctionVersion::All))
+            .send()
+            .await
+            .unwrap();
+        let versions: Vec<&str> = listed
+            .functions()
+            .iter()
+            .filter(|f| f.function_name() == Some(echo.as_str()))
+            .filter_map(|f| f.version())
+            .collect();
+        assert_eq!(versions, want, "FunctionVersion=ALL: {all}");
+    }
     cloud.shutdown().await.unwrap();
 }
 
