@@ -121,7 +121,7 @@ fn read(root: &Node, ctx: &ResolveContext, diags: &mut Diags) -> Application {
             symbols: &named,
             mappings,
         };
-        versions::name_versions(&decls, &globals, &mut symbols, &scope, diags);
+        versions::name_versions(&decls, &globals, &mut symbols, &scope);
     }
     let scope = Scope {
         ctx,

@@ -27,7 +27,7 @@ use crate::diag::{At, Diags};
 use crate::globals::{merge_globals, Globals};
 use crate::model::{Application, FunctionAlias, FunctionVersion};
 use crate::props::{check_keys, Reader};
-use crate::scope::{ResKind, ResolveError, Scope, Symbol, Symbols};
+use crate::scope::{ResKind, Scope, Symbol, Symbols};
 use crate::yaml::Node;
 
 pub(crate) const VERSION_TYPE: &str = "AWS::Lambda::Version";
@@ -92,101 +92,79 @@ fn function_name(arn: &str) -> &str {
 /// Names (qualified ARNs, what `Ref` gives) of the versions and aliases,
 /// once the functions are named: the declared ones and SAM's for
 /// `AutoPublishAlias`, with `{Function}.Alias` and `{Function}.Version`.
+/// What does not resolve stays unnamed; reading the resource reports it.
 pub(crate) fn name_versions(
     decls: &[Decl],
     globals: &Globals,
     symbols: &mut Symbols,
     scope: &Scope,
-    diags: &mut Diags,
 ) {
     let mut named: Vec<(String, ResKind, String)> = Vec::new();
     for d in decls {
-        let at = At::resource(d.id).child("Properties");
-        let resolve = |key: &str, diags: &mut Diags| -> Option<String> {
-            let entry = d.props.get(key)?;
-            match scope.string(&entry.value) {
-                Ok(v) => Some(v),
-                Err(ResolveError::Invalid { line, message, .. }) => {
-                    diags.error(&at.child(key), line, message);
-                    None
-                }
-                Err(ResolveError::Pending(what)) => {
-                    let m = format!("depends on `{what}`, which could not be resolved");
-                    diags.error(&at.child(key), entry.key_line, m);
-                    None
-                }
-            }
-        };
         match d.ty.as_str() {
-            VERSION_TYPE => {
-                let Some(function) = resolve("FunctionName", diags) else {
-                    continue;
-                };
-                let arn = function_arn(&function, scope.ctx);
-                let number = scope.ctx.version_of(function_name(&arn));
-                named.push((
-                    d.id.to_string(),
-                    ResKind::Version,
-                    format!("{arn}:{number}"),
-                ));
-            }
-            ALIAS_TYPE => {
-                let (Some(function), Some(name)) =
-                    (resolve("FunctionName", diags), resolve("Name", diags))
-                else {
-                    continue;
-                };
-                let arn = function_arn(&function, scope.ctx);
-                named.push((d.id.to_string(), ResKind::Alias, format!("{arn}:{name}")));
-            }
-            "AWS::Serverless::Function" => {
-                let props = match globals.for_type(&d.ty) {
-                    Some(g) => merge_globals(g, &d.props),
-                    None => d.props.clone(),
-                };
-                let Some(alias) = props
-                    .get("AutoPublishAlias")
-                    .and_then(|e| scope.string(&e.value).ok())
-                else {
-                    continue;
-                };
-                let Some(name) = symbols.get(d.id).and_then(|s| s.name.clone()) else {
-                    continue;
-                };
-                let arn = scope.ctx.arn("lambda", &format!("function:{name}"));
-                let code_uri = props
-                    .get("CodeUri")
-                    .and_then(|e| scope.string(&e.value).ok())
-                    .unwrap_or_default();
-                let version_arn = format!("{arn}:{}", scope.ctx.version_of(&name));
-                let alias_arn = format!("{arn}:{alias}");
-                named.extend([
-                    (
-                        sam_version_id(d.id, &name, &code_uri),
-                        ResKind::Version,
-                        version_arn.clone(),
-                    ),
-                    (format!("{}.Version", d.id), ResKind::Version, version_arn),
-                    (
-                        sam_alias_id(d.id, &alias),
-                        ResKind::Alias,
-                        alias_arn.clone(),
-                    ),
-                    (format!("{}.Alias", d.id), ResKind::Alias, alias_arn),
-                ]);
-            }
+            VERSION_TYPE | ALIAS_TYPE => named.extend(declared_name(d, scope)),
+            "AWS::Serverless::Function" => named.extend(sam_names(d, globals, symbols, scope)),
             _ => {}
         }
     }
     for (id, kind, name) in named {
-        symbols.insert(
-            id,
-            Symbol {
-                kind,
-                name: Some(name),
-            },
-        );
+        let symbol = Symbol {
+            kind,
+            name: Some(name),
+        };
+        symbols.insert(id, symbol);
     }
+}
+
+/// A declared version's or alias's logical id, kind and ARN.
+fn declared_name(d: &Decl, scope: &Scope) -> Option<(String, ResKind, String)> {
+    let text = |key: &str| scope.string(&d.props.get(key)?.value).ok();
+    let arn = function_arn(&text("FunctionName")?, scope.ctx);
+    let (kind, qualifier) = match d.ty.as_str() {
+        VERSION_TYPE => (ResKind::Version, scope.ctx.version_of(function_name(&arn))),
+        _ => (ResKind::Alias, text("Name")?),
+    };
+    Some((d.id.to_string(), kind, format!("{arn}:{qualifier}")))
+}
+
+/// The version and alias SAM generates for a function with
+/// `AutoPublishAlias` (its own or from `Globals`), under both their logical
+/// ids and `{Function}.Version` and `{Function}.Alias`.
+fn sam_names(
+    d: &Decl,
+    globals: &Globals,
+    symbols: &Symbols,
+    scope: &Scope,
+) -> Vec<(String, ResKind, String)> {
+    let props = match globals.for_type(&d.ty) {
+        Some(g) => merge_globals(g, &d.props),
+        None => d.props.clone(),
+    };
+    let text = |key: &str| scope.string(&props.get(key)?.value).ok();
+    let (Some(alias), Some(name)) = (
+        text("AutoPublishAlias"),
+        symbols.get(d.id).and_then(|s| s.name.clone()),
+    ) else {
+        return Vec::new();
+    };
+    let arn = scope.ctx.arn("lambda", &format!("function:{name}"));
+    let code_uri = text("CodeUri").unwrap_or_default();
+    let version_arn = format!("{arn}:{}", scope.ctx.version_of(&name));
+    let alias_arn = format!("{arn}:{alias}");
+    vec![
+        (
+            sam_version_id(d.id, &name, &code_uri),
+            ResKind::Version,
+            version_arn.clone(),
+        ),
+        (format!("{}.Version", d.id), ResKind::Version, version_arn),
+        (
+            sam_alias_id(d.id, &alias),
+            ResKind::Alias,
+            alias_arn.clone(),
+        ),
+        (format!("{}.Alias", d.id), ResKind::Alias, alias_arn),
+    ]
 }
 
 /// An `AWS::Lambda::Version`.
