@@ -5,9 +5,12 @@
 //! https://docs.aws.amazon.com/lambda/latest/dg/configuration-versions.html);
 //! an alias points to one version, or splits invocations between two.
 //!
-//! Every version runs in the function's own execution environments: the
-//! local cloud cannot change a function's code or configuration while it
-//! runs, so each snapshot equals `$LATEST` (see docs/managed-instances.md).
+//! Every version runs in the function's own execution environments, with
+//! its current code and configuration: the local cloud cannot change a
+//! function while it runs, so a snapshot differs from `$LATEST` only for a
+//! binary rebuilt underneath it or a version kept from the stack's previous
+//! deployment, which shows its snapshot but runs today's function (see
+//! docs/managed-instances.md).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -252,11 +255,12 @@ impl Versions {
     }
 
     /// What a stack creates with the function: the versions its previous
-    /// deployment published, `$LATEST.PUBLISHED` for a function on a capacity provider ("If you use AWS CloudFormation ...
-    /// to create a Lambda Managed Instances function, Lambda automatically
-    /// creates the $LATEST.PUBLISHED version", same page as
-    /// [`LATEST_PUBLISHED`]), then `publication`'s version and aliases.
-    /// `current` reads the function's code only when something is published.
+    /// deployment published, `$LATEST.PUBLISHED` for a function on a
+    /// capacity provider ("If you use AWS CloudFormation ... to create a
+    /// Lambda Managed Instances function, Lambda automatically creates the
+    /// $LATEST.PUBLISHED version", same page as [`LATEST_PUBLISHED`]), then
+    /// `publication`'s version and aliases. `current` reads the function's
+    /// code only when something is published.
     pub fn create(
         arn: &str,
         managed: bool,
