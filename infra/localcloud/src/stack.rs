@@ -710,3 +710,63 @@ mod memory_size_tests {
         );
     }
 }
+
+#[cfg(test)]
+mod version_plan_tests {
+    use super::*;
+
+    const TEMPLATE: &str = r#"
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Echo:
+    Type: AWS::Serverless::Function
+    Properties:
+      Runtime: provided.al2023
+      CodeUri: s3://artifacts/echo.zip
+      AutoPublishAlias: live
+"#;
+
+    /// The function as the stack configures it, after version 1 of
+    /// `memory_mb` MB.
+    fn echo(memory_mb: u32, previous_mb: u32) -> FunctionConfig {
+        let at = |mb| FunctionConfig {
+            memory_mb: mb,
+            ..FunctionConfig::new("local-Echo", "/nonexistent/bootstrap")
+        };
+        let mut config = at(memory_mb);
+        config.publish.version = true;
+        config.publish.inherited = vec![InheritedVersion {
+            number: 1,
+            snapshot: Snapshot::read(&at(previous_mb)),
+            description: String::new(),
+        }];
+        config
+    }
+
+    fn plan(version_resources: &[(String, &str)], function: &FunctionConfig) -> (u64, bool) {
+        let app = localcloud_template::load_str(TEMPLATE, &ResolveContext::default()).unwrap();
+        let config = StackConfig {
+            version_resources: version_resources
+                .iter()
+                .map(|(id, n)| (id.clone(), n.to_string()))
+                .collect(),
+            ..StackConfig::new("template.yaml")
+        };
+        let plan = plan_version(&app, &config, function);
+        (plan.number, plan.kept)
+    }
+
+    #[test]
+    fn a_version_resource_that_stays_keeps_its_number_even_for_a_changed_function() {
+        let app = localcloud_template::load_str(TEMPLATE, &ResolveContext::default()).unwrap();
+        let id = app.versions[0].logical_id.clone();
+        assert_eq!(plan(&[(id, "1")], &echo(256, 128)), (1, true));
+    }
+
+    #[test]
+    fn a_new_version_resource_publishes_the_next_number_only_for_a_changed_function() {
+        let old = [("EchoVersion0000000000".to_string(), "1")];
+        assert_eq!(plan(&old, &echo(256, 128)), (2, false));
+        assert_eq!(plan(&old, &echo(128, 128)), (1, false));
+    }
+}
