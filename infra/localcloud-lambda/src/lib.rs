@@ -78,4 +78,4 @@ pub use managed::SCALING_THROTTLE_REASON;
 pub use metering::{FunctionMetrics, InvocationRecord, LambdaMetrics, Outcome};
 pub use scaler::{ScalingBounds, DEFAULT_MIN_ENVIRONMENTS, SCALE_IN_AFTER, SCALE_PERIOD};
 pub use service::LambdaService;
-pub use versions::{next_version, InheritedVersion, Snapshot};
+pub use versions::{next_version, Code, InheritedVersion, Snapshot};

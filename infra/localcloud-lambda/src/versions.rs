@@ -13,8 +13,8 @@
 //! docs/managed-instances.md).
 
 use std::collections::BTreeMap;
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
 use base64::Engine;
@@ -30,11 +30,72 @@ use crate::names::{self, Qualifier, LATEST, LATEST_PUBLISHED};
 pub struct Snapshot {
     /// The configuration; `publish` is left out (it is the stack's, not the version's).
     pub config: FunctionConfig,
-    /// `CodeSha256`: the binary's SHA-256, base64-encoded as Lambda gives it.
-    pub code_sha256: String,
-    pub code_size: u64,
+    pub code: Code,
     /// `LastModified`, in Lambda's format.
     pub last_modified: String,
+}
+
+/// A function's binary as a snapshot saw it: its size and modification
+/// time at once, its SHA-256 (`CodeSha256`) when first asked, since binaries
+/// run to a hundred megabytes and a stack of Managed Instances functions
+/// snapshots each at start. A binary rebuilt before its hash was first asked
+/// for gives the new one.
+#[derive(Debug, Clone)]
+pub struct Code(Arc<CodeFile>);
+
+#[derive(Debug)]
+struct CodeFile {
+    path: PathBuf,
+    size: u64,
+    modified: Option<SystemTime>,
+    sha256: OnceLock<String>,
+}
+
+impl Code {
+    fn read(path: &Path) -> Self {
+        let metadata = std::fs::metadata(path).ok();
+        Self(Arc::new(CodeFile {
+            path: path.to_path_buf(),
+            size: metadata.as_ref().map_or(0, |m| m.len()),
+            modified: metadata.and_then(|m| m.modified().ok()),
+            sha256: OnceLock::new(),
+        }))
+    }
+
+    /// Code whose hash is known, for tests.
+    #[cfg(test)]
+    pub(crate) fn known(sha256: &str, size: u64) -> Self {
+        let code = Self(Arc::new(CodeFile {
+            path: PathBuf::new(),
+            size,
+            modified: None,
+            sha256: OnceLock::new(),
+        }));
+        let _ = code.0.sha256.set(sha256.to_string());
+        code
+    }
+
+    pub fn size(&self) -> u64 {
+        self.0.size
+    }
+
+    /// `CodeSha256`: the binary's SHA-256, base64-encoded as Lambda gives it.
+    pub fn sha256(&self) -> &str {
+        self.0.sha256.get_or_init(|| sha256_base64(&self.0.path))
+    }
+
+    /// Still the same file: path, size and modification time unchanged.
+    fn unchanged(&self, path: &Path) -> bool {
+        let now = Self::read(path);
+        self.0.path == now.0.path && self.0.size == now.0.size && self.0.modified == now.0.modified
+    }
+}
+
+/// The same code: the same bytes, wherever they lie.
+impl PartialEq for Code {
+    fn eq(&self, other: &Self) -> bool {
+        self.size() == other.size() && self.sha256() == other.sha256()
+    }
 }
 
 impl Snapshot {
@@ -51,7 +112,7 @@ impl Snapshot {
             binary: std::path::PathBuf::new(),
             ..s.config.clone()
         };
-        settings(self) == settings(other) && self.code_sha256 == other.code_sha256
+        settings(self) == settings(other) && self.code == other.code
     }
 }
 
@@ -74,30 +135,29 @@ pub fn next_version(inherited: &[InheritedVersion], current: &Snapshot) -> u64 {
     }
 }
 
-/// Reads a function's binary for its snapshots, hashing it again only when
-/// its size or modification time changed.
+/// Reads a function's binary for its snapshots, keeping the last reading
+/// (and its hash, once computed) while the file is unchanged.
 #[derive(Default)]
 pub struct CodeReader {
-    cached: Mutex<Option<(u64, Option<SystemTime>, String)>>,
+    cached: Mutex<Option<Code>>,
 }
 
 impl CodeReader {
     pub fn snapshot(&self, config: &FunctionConfig) -> Snapshot {
-        let metadata = std::fs::metadata(&config.binary).ok();
-        let size = metadata.as_ref().map_or(0, |m| m.len());
-        let modified = metadata.as_ref().and_then(|m| m.modified().ok());
-        let code_sha256 = {
+        let code = {
             let mut cached = self.cached.lock();
             match cached.as_ref() {
-                Some((s, m, sha)) if *s == size && *m == modified => sha.clone(),
+                Some(code) if code.unchanged(&config.binary) => code.clone(),
                 _ => {
-                    let sha = sha256_base64(&config.binary);
-                    *cached = Some((size, modified, sha.clone()));
-                    sha
+                    let code = Code::read(&config.binary);
+                    *cached = Some(code.clone());
+                    code
                 }
             }
         };
-        let last_modified = modified
+        let last_modified = code
+            .0
+            .modified
             .map(chrono::DateTime::<chrono::Utc>::from)
             .unwrap_or_else(chrono::Utc::now);
         Snapshot {
@@ -105,8 +165,7 @@ impl CodeReader {
                 publish: Publication::default(),
                 ..config.clone()
             },
-            code_sha256,
-            code_size: size,
+            code,
             last_modified: last_modified
                 .format("%Y-%m-%dT%H:%M:%S%.3f+0000")
                 .to_string(),
@@ -309,10 +368,10 @@ impl Versions {
         code_sha256: Option<&str>,
         to_latest_published: bool,
     ) -> Result<Version, VersionError> {
-        if let Some(expected) = code_sha256.filter(|c| *c != current.code_sha256) {
+        if let Some(expected) = code_sha256.filter(|c| *c != current.code.sha256()) {
             return Err(VersionError::InvalidParameter(format!(
                 "CodeSHA256 ({expected}) is different from current CodeSHA256 in $LATEST ({}). Please try again.",
-                current.code_sha256
+                current.code.sha256()
             )));
         }
         let mut state = self.state.lock();
@@ -574,8 +633,7 @@ mod tests {
                 memory_mb,
                 ..FunctionConfig::new("orders", "/bin/orders")
             },
-            code_sha256: "sha".into(),
-            code_size: 1,
+            code: Code::known("sha", 1),
             last_modified: "2026-01-01T00:00:00.000+0000".into(),
         }
     }
