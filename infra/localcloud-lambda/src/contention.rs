@@ -43,9 +43,10 @@
 //! the durations as AWS would bill them, but it is not contention: each
 //! side's *contention* counts only what a thread waited beyond its time
 //! slices' wake-ups at [`wake_up_floor_ms`] each ([`ThreadsWaits`]), and the
-//! rest of the side's wait is its *wake-up*. On an idle machine the
-//! contention is then near 0; with every core busy, a woken thread preempts
-//! at once and what it waits is the other work's.
+//! rest of the side's wait is its *wake-up*. With every core busy, a woken
+//! thread preempts at once and what it waits is the other work's; on an idle
+//! machine most of what remains is threads queued behind each other on one
+//! core (docs/cpu-share.md, "Contention is not quota").
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
