@@ -171,6 +171,8 @@ impl Inner {
     pub(crate) async fn scale_managed(self: Arc<Self>, function: Arc<Function>) {
         let mut shutdown = self.shutdown_signal();
         let mut tick = tokio::time::interval(SCALE_PERIOD);
+        // A look that took long (starting environments) is not made up for.
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let read_cpu = tokio::select! {
                 _ = shutdown.wait_for(|stop| *stop) => return,

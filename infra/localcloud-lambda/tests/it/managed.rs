@@ -415,9 +415,8 @@ async fn the_function_scaling_config_bounds_the_environments() {
         };
     }
     let service = start(config(vec![function]));
-    // GIVEN one environment before any invocation
-    let first = burst(&service, "lmi", 1, 0).await;
-    assert_eq!(first, (1, 0));
+    // GIVEN its one environment, started before any invocation
+    wait_for_environments(&service, 1).await;
     assert_eq!(service.process_ids().len(), 1);
     // WHEN more invocations come than two environments hold
     let (served, throttled) = burst(&service, "lmi", 6, 1000).await;
