@@ -2,7 +2,10 @@
 # `sam deploy` to the local cloud with the real AWS SAM CLI and AWS CLI from
 # PyPI, exactly as to AWS: a one-function application (a prebuilt binary,
 # no `sam build`) is deployed, answers on the URL of its stack outputs, is
-# updated (a new parameter value takes effect) and deleted (`sam delete`).
+# updated (a new parameter value takes effect) and deleted (`sam delete`);
+# then one with AutoPublishAlias: the stack lists version 1 and the alias,
+# Lambda answers for both, the API invokes the alias, and new code
+# publishes version 2.
 # Takes seconds once the tools are installed (venv under $DEPLOY_CACHE).
 # With --whole-template it then builds template.yaml with `sam build` (cargo
 # lambda, x86_64, sharing scripts/check-templates.sh's target dir: seconds
@@ -110,6 +113,44 @@ fi
 functions=$("$aws" lambda list-functions --query 'length(Functions)' --output text)
 [[ "$functions" == "0" ]] || fail "$functions functions left after sam delete"
 curl -sf "${url%/}/echo/world" >/dev/null 2>&1 && fail "the API still answers after sam delete"
+
+echo "== sam deploy of an AutoPublishAlias function: version 1 and the alias live"
+stack=e2e-alias
+cp -r infra/localcloud/tests/fixtures/sam-alias-app "$work/alias-app"
+mkdir -p "$work/alias-app/function"
+cp "$bin/echo" "$work/alias-app/function/bootstrap"
+deploy_alias() {
+    (cd "$work/alias-app" && "$sam" deploy --stack-name "$stack" --resolve-s3 --capabilities CAPABILITY_IAM \
+        --no-confirm-changeset --no-fail-on-empty-changeset)
+}
+alias_version() {
+    "$aws" lambda get-alias --function-name "$function_name" --name live --query FunctionVersion --output text
+}
+deploy_alias
+function_name=$(output FunctionName)
+alias_arn=$(output AliasArn)
+[[ "$alias_arn" == *":function:$function_name:live" ]] || fail "AliasArn output: $alias_arn"
+url=$(output ApiUrl)
+body=$(curl -sf "${url%/}/echo/alias") || fail "GET ${url%/}/echo/alias"
+grep -qF "\"invoked_function_arn\":\"$alias_arn\"" <<<"$body" || fail "the API did not invoke the alias: $body"
+[[ "$(alias_version)" == 1 ]] || fail "the alias live does not point at version 1"
+"$aws" lambda invoke --function-name "$function_name" --qualifier live "$work/invoked.json" \
+    --query ExecutedVersion --output text | grep -qx 1 || fail "invoke --qualifier live did not run version 1"
+for type in AWS::Lambda::Version AWS::Lambda::Alias; do
+    "$aws" cloudformation describe-stack-resources --stack-name "$stack" \
+        --query "StackResources[?ResourceType=='$type'].PhysicalResourceId" --output text |
+        grep -q ":function:$function_name:" || fail "the stack lists no $type"
+done
+echo "version 1 and the alias live exist; the API invokes the alias"
+# New code: SAM's version resource changes with CodeUri, so version 2 is
+# published and live points at it; version 1 stays.
+printf 'v2' >>"$work/alias-app/function/bootstrap"
+deploy_alias
+[[ "$(alias_version)" == 2 ]] || fail "after new code the alias live does not point at version 2"
+versions=$("$aws" lambda list-versions-by-function --function-name "$function_name" --query 'Versions[].Version' --output text)
+[[ "$versions" == $'$LATEST\t1\t2' ]] || fail "versions after new code: $versions"
+echo "new code published version 2: live points at it"
+"$sam" delete --stack-name "$stack" --no-prompts --region us-east-1 >/dev/null
 echo "deploy e2e (small application): ok"
 [[ "${1:-}" == "--whole-template" ]] || exit 0
 
