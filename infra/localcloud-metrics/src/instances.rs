@@ -134,7 +134,7 @@ pub fn choose_instance_type(
     } else {
         allowed
             .iter()
-            .filter_map(|name| INSTANCE_SHAPES.iter().find(|s| &s.name == name))
+            .filter_map(|name| INSTANCE_SHAPES.iter().find(|s| s.name == name.as_str()))
             .find(usable)
     };
     chosen.map(|s| s.name).ok_or_else(|| {

@@ -6,7 +6,7 @@
 //! the rates where two architectures' bills cross ([`crate::break_even`]).
 
 use costmodel::bill::{lines_by_heading, BillLine};
-use costmodel::managed::{Fleet, FleetSettings, FunctionDemand};
+use costmodel::managed::{Ec2Discount, Fleet, FleetSettings, FunctionDemand};
 use costmodel::{
     CostOptions, FunctionUsage, MonthlyCost, PriceTable, QueueUsage, TableUsage, Usage,
 };
@@ -72,6 +72,9 @@ pub struct MonthlyBills {
     pub log_retention_days: Option<f64>,
     /// The Lambda architecture the durations were measured and priced on.
     pub lambda_architecture: String,
+    /// The Savings Plans or reserved discount on LMI's instances (a share).
+    #[serde(default)]
+    pub ec2_discount: f64,
     pub hours_per_month: f64,
     pub rates: Vec<f64>,
     pub scenarios: Vec<ScenarioBills>,
@@ -112,7 +115,8 @@ pub struct MonthlyBill {
     pub fleet: Option<Fleet>,
 }
 
-/// Which compute the bills are for.
+/// Which compute the bills are for. The fleet settings' architecture is
+/// each run's own: on-demand and LMI are compared on one architecture.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Compute {
     /// On-demand Lambda, as the run measured it.
@@ -164,6 +168,8 @@ pub struct MonthPricing {
     run_options: CostOptions,
     /// The table the runs were priced with.
     run_table: String,
+    /// Off LMI's instances (not off its fee), every LMI month.
+    ec2_discount: Ec2Discount,
 }
 
 fn bill_of(rate: f64, month: MonthlyCost, fleet: Option<Fleet>) -> MonthlyBill {
@@ -194,7 +200,17 @@ impl MonthPricing {
             region: results.region.clone(),
             run_options,
             run_table: results.price_table_version.clone(),
+            ec2_discount: Ec2Discount::NONE,
         })
+    }
+
+    /// Every LMI month with `discount` off its instances: Savings Plans or
+    /// reserved instances (`bench cost --ec2-discount`).
+    pub fn with_ec2_discount(self, discount: Ec2Discount) -> Self {
+        Self {
+            ec2_discount: discount,
+            ..self
+        }
     }
 
     fn month_at(&self, usage: &Usage, rate: f64) -> Result<MonthlyCost, costmodel::CostError> {
@@ -229,7 +245,8 @@ impl MonthPricing {
         let prices = self
             .prices
             .region(&self.region, self.run_options.price_date.as_deref())?;
-        let month = costmodel::managed::managed_monthly(&on_demand, &fleet, &prices)?;
+        let month =
+            costmodel::managed::managed_monthly(&on_demand, &fleet, &prices, self.ec2_discount)?;
         Ok(bill_of(rate, month, Some(fleet)))
     }
 
@@ -300,7 +317,11 @@ pub fn monthly_bills_for(
         };
         pricing.check_reproduces(r, &usage)?;
         lambda_architecture = r.cost.as_ref().map(|c| c.architecture.clone());
-        for billed in billed_as(r, usage, compute) {
+        let billed_as = billed_as(r, usage, compute).map_err(|source| MonthlyError::Cost {
+            run: architecture(r),
+            source,
+        })?;
+        for billed in billed_as {
             let bills = rates
                 .iter()
                 .map(|rate| pricing.billed_at(&billed, *rate))
@@ -347,6 +368,7 @@ pub fn monthly_bills_for(
         price_date: results.price_date.clone(),
         log_retention_days: results.log_retention_days,
         lambda_architecture: lambda_architecture.unwrap_or_default(),
+        ec2_discount: pricing.ec2_discount.share(),
         hours_per_month: HOURS_PER_MONTH,
         rates: rates.to_vec(),
         scenarios: priced,
@@ -355,25 +377,31 @@ pub fn monthly_bills_for(
 
 /// The ways `compute` bills a record. A run measured on Lambda Managed
 /// Instances is billed as such whatever `compute` asks: the fleet its
-/// measured demand needs at each rate, on its provider's instance type.
-/// A run measured on-demand is billed under its own name, and on LMI as
-/// "<name> on LMI (<instance type>, modelled)": a fleet sized from the usage
-/// measured on-demand, not measured on LMI.
-fn billed_as(r: &RunRecord, usage: Usage, compute: &Compute) -> Vec<Billed> {
+/// measured demand needs at each rate ([`measured_on_lmi`]). A run measured
+/// on-demand is billed under its own name, and on LMI as "<name> on LMI
+/// (<instance type>, modelled)": a fleet of its own architecture sized from
+/// the usage measured on-demand, not measured on LMI.
+fn billed_as(
+    r: &RunRecord,
+    usage: Usage,
+    compute: &Compute,
+) -> Result<Vec<Billed>, costmodel::CostError> {
     let name = architecture(r);
     if r.compute == ComputeType::Managed {
-        return measured_on_lmi(r, usage).into_iter().collect();
+        return Ok(measured_on_lmi(r, usage).into_iter().collect());
     }
     let mut billed = Vec::new();
-    if let Some(settings) = compute.managed() {
-        if let Some(demand) = demand_per_success(r) {
-            billed.push(Billed {
-                name: format!("{name} on LMI ({}, modelled)", settings.instance_type),
-                architecture: name.clone(),
-                usage: usage.clone(),
-                managed: Some((demand, settings.clone())),
-            });
-        }
+    if let (Some(asked), Some(demand)) = (compute.managed(), demand_per_success(r)) {
+        let settings = FleetSettings {
+            architecture: measured_architecture(r),
+            ..asked.clone()
+        };
+        billed.push(Billed {
+            name: format!("{name} on LMI ({}, modelled)", settings.instance_type()?),
+            architecture: name.clone(),
+            usage: usage.clone(),
+            managed: Some((demand, settings)),
+        });
     }
     if compute.on_demand() {
         billed.insert(
@@ -386,11 +414,22 @@ fn billed_as(r: &RunRecord, usage: Usage, compute: &Compute) -> Vec<Billed> {
             },
         );
     }
-    billed
+    Ok(billed)
 }
 
-/// A run measured on Lambda Managed Instances, billed as its fleet: the
-/// instance type its functions ran on, their memory, AWS's other defaults.
+/// The Lambda architecture a run was measured and priced on.
+fn measured_architecture(r: &RunRecord) -> String {
+    r.cost
+        .as_ref()
+        .map_or_else(|| "x86_64".into(), |c| c.architecture.clone())
+}
+
+/// A run measured on Lambda Managed Instances, billed as its fleet: its
+/// functions' memory, AWS's other defaults, on the instance type its
+/// capacity provider named. The local cloud places environments on its
+/// default type where a provider names none (`template-lmi.yaml`); that
+/// type stands for "none named", and the month is priced on the `.xlarge`
+/// AWS's calculator starts from (`FleetSettings::instance_type`).
 fn measured_on_lmi(r: &RunRecord, usage: Usage) -> Option<Billed> {
     let demand = demand_per_success(r)?;
     let functions = r.metering.as_ref()?.functions.values();
@@ -399,8 +438,13 @@ fn measured_on_lmi(r: &RunRecord, usage: Usage) -> Option<Billed> {
         .collect();
     let (first, _) = managed.first()?;
     let memory_mb = managed.iter().map(|(_, mb)| *mb).fold(0.0, f64::max);
+    let lambda_architecture = measured_architecture(r);
+    let placed_by_default =
+        localcloud_metrics::instances::default_instance_type(&lambda_architecture);
+    let named = (first.instance_type != placed_by_default).then(|| first.instance_type.clone());
     let settings = FleetSettings {
-        instance_type: first.instance_type.clone(),
+        architecture: lambda_architecture,
+        allowed_instance_types: named.into_iter().collect(),
         environment_memory_gib: memory_mb / 1024.0,
         ..FleetSettings::default()
     };

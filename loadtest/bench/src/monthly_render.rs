@@ -5,7 +5,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 use anyhow::Context;
-use costmodel::managed::{Bound, Fleet};
+use costmodel::managed::{Bound, Ec2Discount, Fleet};
 use costmodel::{quantity, usd, PriceTable};
 
 use crate::monthly::{
@@ -16,12 +16,14 @@ use crate::results::Results;
 
 /// `bench cost`: the monthly bills of the results.json at `from`, at each
 /// of `rates`, on `compute`, as Markdown or JSON; `prices` is the table the
-/// run was priced with when not the built-in one.
+/// run was priced with when not the built-in one; `discount` comes off every
+/// LMI month's instances.
 pub fn bench_cost(
     from: &Path,
     rates: &[f64],
     compute: &Compute,
     prices: Option<&Path>,
+    discount: Ec2Discount,
     json: bool,
 ) -> anyhow::Result<String> {
     let text =
@@ -32,7 +34,7 @@ pub fn bench_cost(
         Some(path) => PriceTable::from_path(path)?,
         None => PriceTable::aws_default(),
     };
-    let pricing = MonthPricing::new(&results, prices)?;
+    let pricing = MonthPricing::new(&results, prices)?.with_ec2_discount(discount);
     let bills = monthly_bills_for(&results, &pricing, rates, compute)?;
     Ok(if json {
         serde_json::to_string_pretty(&bills)? + "\n"
@@ -82,18 +84,32 @@ pub fn basis(bills: &MonthlyBills) -> String {
         .filter_map(|b| b.fleet.as_ref());
     if let Some(fleet) = fleets.into_iter().next() {
         basis.push_str(&format!(
-            " On Lambda Managed Instances (LMI) there is no duration charge: {} instances ({}) at their on-demand price plus a \
-15 % management fee, every hour of the month, busy or idle, and $0.20 per million requests without the on-demand free tier. \
+            " On Lambda Managed Instances (LMI) there is no duration charge: {} instances ({}, the functions' architecture \
+as measured) at {}, plus a 15 % management fee on their on-demand price, every hour of the month, busy or idle, \
+and $0.20 per million requests without the on-demand free tier. \
 The fleet is sized from the measured usage: at least 3 instances and 3 execution environments per function, \
-{} vCPU and at most {} invocations at once per environment, CPU kept at the target utilisation (docs/cost-model.md, \
-\"Lambda Managed Instances\").",
+{} vCPU and at most {} invocations at once per environment, 1 vCPU and 1 GiB of each instance kept for its \
+operating system, CPU kept at the target utilisation (docs/cost-model.md, \"Lambda Managed Instances\").",
             fleet.instance_type,
             fleet.architecture,
+            instance_price(bills.ec2_discount),
             fleet.vcpus_per_environment,
             fleet.max_concurrency,
         ));
     }
     basis
+}
+
+/// What the instances are billed at, in words.
+fn instance_price(ec2_discount: f64) -> String {
+    if ec2_discount > 0.0 {
+        format!(
+            "their on-demand price less {} % (Savings Plans or reserved instances)",
+            quantity(ec2_discount * 100.0)
+        )
+    } else {
+        "their on-demand price".into()
+    }
 }
 
 fn run_basis(bills: &MonthlyBills) -> String {

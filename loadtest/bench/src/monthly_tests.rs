@@ -162,7 +162,7 @@ fn on_lmi_each_architecture_pays_its_fleet_instead_of_its_duration() {
     let managed = bills_of(
         &bills,
         "orders-baseline",
-        "orders-direct on LMI (c7g.large, modelled)",
+        "orders-direct on LMI (c7i.xlarge, modelled)",
     );
     // THEN the LMI bill has no duration line, and instance and fee lines
     // whose ratio is the 15 % management fee
@@ -178,7 +178,7 @@ fn on_lmi_each_architecture_pays_its_fleet_instead_of_its_duration() {
         let fleet = bill.fleet.as_ref().unwrap();
         assert!(fleet.instances >= 3);
         assert!(
-            (instances - f64::from(fleet.instances) * HOURS_PER_MONTH * 0.0725).abs() < 1e-6,
+            (instances - f64::from(fleet.instances) * HOURS_PER_MONTH * 0.1785).abs() < 1e-6,
             "{instances}"
         );
     }
@@ -211,7 +211,7 @@ fn both_compute_types_are_compared_with_each_other_too() {
     let pair = baseline
         .break_even
         .iter()
-        .find(|p| p.a == "orders-direct" && p.b == "orders-direct on LMI (c7g.large, modelled)")
+        .find(|p| p.a == "orders-direct" && p.b == "orders-direct on LMI (c7i.xlarge, modelled)")
         .unwrap();
     // a fixed fleet against a bill proportional to the rate: they cross
     // once, on-demand the cheaper below
@@ -224,7 +224,7 @@ fn both_compute_types_are_compared_with_each_other_too() {
         panic!("{pair:?}");
     };
     assert_eq!(cheaper_below, "orders-direct");
-    assert_eq!(cheaper_above, "orders-direct on LMI (c7g.large, modelled)");
+    assert_eq!(cheaper_above, "orders-direct on LMI (c7i.xlarge, modelled)");
     assert!(rates[0] > 1.0 && rates[0] < 100_000.0, "{rates:?}");
     // AND managed alone bills only LMI
     let managed = monthly_bills_for(
@@ -242,7 +242,86 @@ fn both_compute_types_are_compared_with_each_other_too() {
     assert!(
         names
             .iter()
-            .all(|n| n.ends_with("on LMI (c7g.large, modelled)")),
+            .all(|n| n.ends_with("on LMI (c7i.xlarge, modelled)")),
         "{names:?}"
     );
+}
+
+#[test]
+fn the_lmi_crossover_is_where_the_minimum_fleet_costs_what_the_duration_does() {
+    // GIVEN orders-baseline / orders-direct, measured on-demand on x86_64:
+    // per successful request an api invocation billed 520 ms and a backend
+    // one billed 503 ms, both at 128 MB, and no failure
+    let results = testdata::results();
+    let bills = monthly_bills_for(&results, &pricing(&results), &STANDARD_RATES, &both()).unwrap();
+    let lmi = "orders-direct on LMI (c7i.xlarge, modelled)";
+    let baseline = &bills.scenarios[0];
+    assert_eq!(baseline.scenario, "orders-baseline");
+    let pair = baseline
+        .break_even
+        .iter()
+        .find(|p| p.a == "orders-direct" && p.b == lmi)
+        .unwrap();
+    let Crossing::At { rates, .. } = &pair.crossing else {
+        panic!("{pair:?}");
+    };
+    // By hand. Every line but Lambda's duration and LMI's instances is the
+    // same on both (API Gateway, DynamoDB, logs, and Lambda's requests at
+    // $0.20 per million: requests x $0.20 / 1e6 on each side), so the bills
+    // cross where
+    //   instances x hours x price x (1 + 15 % fee)
+    //     = requests x GB-s per request x duration price.
+    // LMI: the minimum fleet, 3 instances (2 functions x 3 one-vCPU
+    // environments, 3 a c7i.xlarge beside its OS's 1 vCPU, 2 instances, so
+    // the 3 AWS keeps), 720 h at $0.1785 (x86_64, as measured), plus 15 %:
+    //   3 x 720 x 0.1785 x 1.15 = $443.394 a month, whatever the rate.
+    // On-demand at R requests/s: R x 2,592,000 requests a month, each
+    // (0.520 + 0.503) s x 0.125 GB = 0.127875 GB-s at $0.0000166667:
+    //   R x 2,592,000 x 0.127875 x 0.0000166667 = R x $5.52421
+    // (26.5M GB-s a month at 80 req/s: the first tier, below 6 billion).
+    //   R = 443.394 / 5.52421 = 80.26 requests/s.
+    let by_hand: f64 = 3.0 * 720.0 * 0.1785 * 1.15 / (2_592_000.0 * 0.127875 * 0.0000166667);
+    assert!((by_hand - 80.26).abs() < 0.01, "{by_hand}");
+    assert_eq!(rates.len(), 1, "{rates:?}");
+    assert!(
+        (rates[0] - by_hand).abs() / by_hand < 0.01,
+        "crossover {} against {by_hand} by hand",
+        rates[0]
+    );
+    // AND at that rate the fleet is the minimum the hand calculation assumed
+    let pricing = pricing(&results);
+    let on_lmi = monthly_bills_for(&results, &pricing, &[by_hand], &both()).unwrap();
+    let fleet = bills_of(&on_lmi, "orders-baseline", lmi)[0]
+        .fleet
+        .clone()
+        .unwrap();
+    assert_eq!(
+        (fleet.instance_type.as_str(), fleet.architecture.as_str()),
+        ("c7i.xlarge", "x86_64")
+    );
+    assert_eq!((fleet.instances, fleet.environments_per_instance), (3, 3));
+}
+
+#[test]
+fn an_ec2_discount_comes_off_the_instances_and_not_off_the_fee() {
+    // GIVEN the LMI months at 10 req/s, list price and 32 % off (a Savings Plan)
+    let results = testdata::results();
+    let lmi = "orders-direct on LMI (c7i.xlarge, modelled)";
+    let month = |discount: f64| {
+        let discount = Ec2Discount::new(discount).unwrap();
+        let pricing = pricing(&results).with_ec2_discount(discount);
+        let bills = monthly_bills_for(&results, &pricing, &[10.0], &both()).unwrap();
+        assert_eq!(bills.ec2_discount, discount.share());
+        bills_of(&bills, "orders-baseline", lmi)[0].clone()
+    };
+    let (list, saved) = (month(0.0), month(0.32));
+    // THEN the instances are 32 % cheaper: 3 x 720 h x $0.1785 = $385.56,
+    // less $123.3792
+    assert!((list.line_usd("EC2 instances") - 385.56).abs() < 1e-6);
+    assert!((saved.line_usd("EC2 instances") - 385.56 * 0.68).abs() < 1e-6);
+    // AND the fee is still 15 % of the on-demand price: $57.834
+    for bill in [&list, &saved] {
+        assert!((bill.line_usd("LMI management fee") - 57.834).abs() < 1e-6);
+    }
+    assert!((list.total_usd - saved.total_usd - 385.56 * 0.32).abs() < 1e-6);
 }

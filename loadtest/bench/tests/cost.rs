@@ -210,3 +210,93 @@ fn a_missing_or_malformed_file_and_a_non_positive_rate_are_clear_errors() {
         );
     }
 }
+
+/// `bench cost --compute both` on orders-baseline, where orders-direct on
+/// LMI becomes the cheaper: the break-even's first rate.
+fn lmi_crossover(extra: &[&str]) -> f64 {
+    let fixture = fixture();
+    let mut args = vec!["--from", fixture.to_str().unwrap(), "--json"];
+    args.extend(["--rate", "10", "--compute", "both"]);
+    args.extend(extra);
+    let out = bench_cost(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bills: MonthlyBills = serde_json::from_slice(&out.stdout).unwrap();
+    let scenario = bills
+        .scenarios
+        .iter()
+        .find(|s| s.scenario == "orders-baseline")
+        .unwrap();
+    let lmi = "orders-direct on LMI (c7i.xlarge, modelled)";
+    let pair = scenario
+        .break_even
+        .iter()
+        .find(|p| p.a == "orders-direct" && p.b == lmi)
+        .unwrap_or_else(|| panic!("{:?}", scenario.break_even));
+    let Crossing::At {
+        rates,
+        cheaper_above,
+        ..
+    } = &pair.crossing
+    else {
+        panic!("{pair:?}");
+    };
+    assert_eq!(cheaper_above, lmi);
+    rates[0]
+}
+
+#[test]
+fn on_demand_and_lmi_cross_where_the_hand_calculation_says() {
+    // On LMI the month pays no duration but the fleet: at these rates the
+    // minimum, 3 instances (each function keeps 3 one-vCPU environments;
+    // a c7i.xlarge, 4 vCPUs and 8 GiB less the OS's 1 vCPU and 1 GiB, holds
+    // 3: 6 environments on 2 instances, and AWS keeps 3), of the architecture
+    // measured (x86_64), the .xlarge a provider naming no type is billed.
+    // Every other line is the same on both (API Gateway, DynamoDB, logs,
+    // data transfer, Lambda's requests at $0.20 per million on each), so the
+    // bills cross where
+    //   instances x hours x price x (1 + 15 % fee)
+    //     = requests x GB-s per request x duration price:
+    //   3 x 720 x $0.1785 x 1.15 = $443.394 a month
+    //     = R x 2,592,000 x (1.023 s x 0.125 GB) x $0.0000166667 = R x $5.52421
+    //   R = 80.26 successful requests per second.
+    let fleet = 3.0 * 720.0 * 0.1785;
+    let duration_per_rate = MONTH_S * 1.023 * 0.125 * 0.000_016_666_7;
+    assert_near(
+        "crossover",
+        lmi_crossover(&[]),
+        fleet * 1.15 / duration_per_rate,
+    );
+    // AND with a 32 % Savings Plan on the instances, the fee still 15 % of
+    // their on-demand price: 3 x 720 x $0.1785 x (0.68 + 0.15) = $320.01
+    //   R = 320.01 / 5.52421 = 57.93 requests per second
+    assert_near(
+        "crossover with a Savings Plan",
+        lmi_crossover(&["--ec2-discount", "0.32"]),
+        fleet * (0.68 + 0.15) / duration_per_rate,
+    );
+}
+
+#[test]
+fn an_instance_of_another_architecture_or_a_discount_of_all_is_refused() {
+    let refused = |extra: &[&str]| {
+        let fixture = fixture();
+        let mut args = vec!["--from", fixture.to_str().unwrap(), "--rate", "10"];
+        args.extend(["--compute", "both"]);
+        args.extend(extra);
+        let out = bench_cost(&args);
+        assert!(!out.status.success(), "{extra:?} succeeded");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    // the run was measured on x86_64: an arm64 fleet is not its LMI month
+    let stderr = refused(&["--instance-type", "c7g.xlarge"]);
+    assert!(
+        stderr.contains("x86_64") && stderr.contains("c7g.xlarge"),
+        "{stderr}"
+    );
+    let stderr = refused(&["--ec2-discount", "1"]);
+    assert!(stderr.contains("EC2 discount"), "{stderr}");
+}

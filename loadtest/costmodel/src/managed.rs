@@ -21,7 +21,16 @@
 //!   each: Little's law) set a floor;
 //! - the scaler keeps CPU utilisation at a target that leaves "enough headroom
 //!   for your traffic to double within 5 minutes without throttles"; AWS gives
-//!   no number, and doubling needs half the fleet idle: 50 % by default here.
+//!   no number, and doubling needs half the fleet idle: 50 % by default here;
+//! - each instance keeps 1 vCPU and 1 GiB for the operating system (AWS's
+//!   LMI pricing calculator; `localcloud_metrics::instances::OS_RESERVED_VCPUS`);
+//! - the instances are of the functions' architecture, of the type the
+//!   capacity provider's `InstanceRequirements` allow; where they name none,
+//!   the `.xlarge` AWS's calculator starts from
+//!   (`localcloud_metrics::instances::billed_default_instance_type`).
+//!
+//! Savings Plans and reserved instances discount the EC2 part of the bill;
+//! the management fee stays 15 % of the on-demand price ([`managed_monthly`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +44,9 @@ pub const EC2_SERVICE: &str = "ec2";
 /// The price table's management fee: a `metering` line whose quantity is the
 /// fee's share of the instances' on-demand price.
 pub const FEE_ITEM: &str = "managed_instances_fee";
+/// A month's Savings Plans or reserved-instance discount on the instances
+/// (a negative line under the instances' heading).
+pub const EC2_DISCOUNT_ITEM: &str = "ec2_discount";
 
 pub use localcloud_metrics::instances::{InstanceShape, INSTANCE_SHAPES};
 
@@ -62,7 +74,13 @@ pub struct FunctionDemand {
 /// The capacity provider and the functions' `CapacityProviderConfig`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FleetSettings {
-    pub instance_type: String,
+    /// `InstanceRequirements.Architectures`: the functions' architecture,
+    /// which the instances share (SAM's default `x86_64`).
+    pub architecture: String,
+    /// `AllowedInstanceTypes`; empty: any type LMI picks.
+    pub allowed_instance_types: Vec<String>,
+    /// `ExcludedInstanceTypes`.
+    pub excluded_instance_types: Vec<String>,
     /// Each function's `MemorySize`, in GiB (LMI's smallest is 2).
     pub environment_memory_gib: f64,
     /// `ExecutionEnvironmentMemoryGiBPerVCpu`: 2, 4 or 8.
@@ -83,7 +101,9 @@ pub const RUST_CONCURRENCY_PER_VCPU: f64 = 8.0;
 impl Default for FleetSettings {
     fn default() -> Self {
         Self {
-            instance_type: "c7g.large".into(),
+            architecture: "x86_64".into(),
+            allowed_instance_types: Vec::new(),
+            excluded_instance_types: Vec::new(),
             environment_memory_gib: 2.0,
             memory_gib_per_vcpu: 2.0,
             max_concurrency: None,
@@ -91,6 +111,31 @@ impl Default for FleetSettings {
             min_instances: 3,
             target_cpu_utilisation: localcloud_metrics::instances::DEFAULT_TARGET_CPU_UTILISATION,
         }
+    }
+}
+
+impl FleetSettings {
+    /// The settings of a provider of `architecture` that allows only `instance_type`.
+    pub fn on(instance_type: &str, architecture: &str) -> Self {
+        Self {
+            architecture: architecture.into(),
+            allowed_instance_types: vec![instance_type.into()],
+            ..Self::default()
+        }
+    }
+
+    /// The type the fleet is billed on: the provider's choice
+    /// ([`localcloud_metrics::instances::choose_instance_type`]), the
+    /// billed `.xlarge` where it names none.
+    pub fn instance_type(&self) -> Result<&'static str> {
+        use localcloud_metrics::instances::{billed_default_instance_type, choose_instance_type};
+        choose_instance_type(
+            &self.architecture,
+            &self.allowed_instance_types,
+            &self.excluded_instance_types,
+            billed_default_instance_type(&self.architecture),
+        )
+        .map_err(CostError::InvalidUsage)
     }
 }
 
@@ -132,7 +177,7 @@ pub struct Fleet {
 /// The fleet `demand` needs at `rate` public requests per second.
 pub fn fleet(demand: &[FunctionDemand], rate: f64, settings: &FleetSettings) -> Result<Fleet> {
     validate(demand, rate, settings)?;
-    let instance = instance_shape(&settings.instance_type)?;
+    let instance = instance_shape(settings.instance_type()?)?;
     let vcpus_per_environment = settings.environment_memory_gib / settings.memory_gib_per_vcpu;
     let max_concurrency = settings.max_concurrency.unwrap_or_else(|| {
         (RUST_CONCURRENCY_PER_VCPU * vcpus_per_environment)
@@ -143,12 +188,11 @@ pub fn fleet(demand: &[FunctionDemand], rate: f64, settings: &FleetSettings) -> 
         .iter()
         .map(|d| function_fleet(d, rate, vcpus_per_environment, max_concurrency, settings))
         .collect();
-    let by_cpu = (f64::from(instance.vcpus) / vcpus_per_environment).floor();
-    let by_memory = (instance.memory_gib / settings.environment_memory_gib).floor();
-    let environments_per_instance = by_cpu.min(by_memory) as u32;
+    let environments_per_instance =
+        instance.environments_that_fit(vcpus_per_environment, settings.environment_memory_gib);
     if environments_per_instance == 0 {
         return Err(CostError::InvalidUsage(format!(
-            "an execution environment of {} GiB and {vcpus_per_environment} vCPU does not fit on a {} ({} vCPU, {} GiB)",
+            "an execution environment of {} GiB and {vcpus_per_environment} vCPU does not fit on a {} ({} vCPU, {} GiB, of which the OS keeps 1 vCPU and 1 GiB)",
             settings.environment_memory_gib, instance.name, instance.vcpus, instance.memory_gib
         )));
     }
@@ -291,20 +335,63 @@ pub fn instance_lines(
     Ok([instances, fee])
 }
 
+/// A Savings Plans or reserved-instance discount on the EC2 part of an LMI
+/// bill: a share of the instances' on-demand price, from 0 up to (not
+/// including) 1. The management fee is not discounted: it is "15 % of the
+/// instances' on-demand price" whatever the instances cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Ec2Discount(f64);
+
+impl Ec2Discount {
+    pub const NONE: Self = Self(0.0);
+
+    pub fn new(share: f64) -> Result<Self> {
+        if (0.0..1.0).contains(&share) {
+            Ok(Self(share))
+        } else {
+            Err(CostError::InvalidUsage(format!(
+                "an EC2 discount is a share from 0 up to 1 (0.32 for 32 %), got {share}"
+            )))
+        }
+    }
+
+    pub fn share(self) -> f64 {
+        self.0
+    }
+
+    /// The discount on `instances`, a negative line under their heading;
+    /// `None` without a discount.
+    fn line(self, instances: &CostLine) -> Option<CostLine> {
+        (self.0 > 0.0).then(|| CostLine {
+            item: format!(
+                "Savings Plans or reserved discount ({} % of the instances)",
+                self.0 * 100.0
+            ),
+            price_usd: -instances.usd_per_unit() * self.0,
+            price_per: 1.0,
+            usd: -instances.usd * self.0,
+            price_item: EC2_DISCOUNT_ITEM.into(),
+            ..instances.clone()
+        })
+    }
+}
+
 /// The on-demand month `on_demand` billed on `fleet` instead: Lambda's
 /// duration lines (with their volume tiers and free GB-seconds) give way to
-/// the instances and the management fee for every hour of the month; Lambda's
-/// requests are billed at the same $0.20 per million but without the
-/// on-demand free tier (AWS does not say it applies to LMI); every other line
-/// (API Gateway, SQS, DynamoDB, logs, data transfer) is the same traffic's
-/// and stays.
+/// the instances (less `discount`) and the management fee for every hour of
+/// the month; Lambda's requests are billed at the same $0.20 per million but
+/// without the on-demand free tier (AWS does not say it applies to LMI);
+/// every other line (API Gateway, SQS, DynamoDB, logs, data transfer) is the
+/// same traffic's and stays.
 pub fn managed_monthly(
     on_demand: &MonthlyCost,
     fleet: &Fleet,
     prices: &RegionPrices<'_>,
+    discount: Ec2Discount,
 ) -> Result<MonthlyCost> {
     let instance_hours = f64::from(fleet.instances) * on_demand.hours_per_month;
-    let fleet_lines = instance_lines(&fleet.instance_type, "", instance_hours, prices)?;
+    let [instances, fee] = instance_lines(&fleet.instance_type, "", instance_hours, prices)?;
+    let discounted = discount.line(&instances);
     // Duration, and instances a measured LMI run was billed (its month is
     // the fleet's, whatever the run's share was).
     let kept = |l: &&CostLine| {
@@ -314,7 +401,7 @@ pub fn managed_monthly(
     };
     let not_lambda = |l: &&CostLine| l.service != "lambda";
     let mut lines: Vec<CostLine> = on_demand.lines.iter().filter(kept).cloned().collect();
-    lines.extend(fleet_lines);
+    lines.extend([instances, fee].into_iter().chain(discounted));
     let volume_discounts: Vec<CostLine> = on_demand
         .volume_discounts
         .iter()

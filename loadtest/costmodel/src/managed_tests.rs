@@ -14,19 +14,23 @@ fn demand(name: &str, seconds: f64, cpu_seconds: f64) -> FunctionDemand {
 fn a_slow_io_bound_function_is_sized_by_its_invocations_in_flight() {
     // GIVEN the orders back end: 500 ms per invocation, 1 ms of CPU
     let orders = [demand("backend", 0.5, 0.001)];
-    // WHEN it runs at 100 requests/s on c7g.large, 2 GiB and 1 vCPU per environment
-    let fleet = fleet(&orders, 100.0, &FleetSettings::default()).unwrap();
-    // THEN 50 invocations are in flight, 8 per environment: 7 environments
+    // WHEN it runs at 200 requests/s with AWS's defaults: x86_64, 2 GiB and
+    // 1 vCPU per environment, on the c7i.xlarge a provider naming no type is billed
+    let fleet = fleet(&orders, 200.0, &FleetSettings::default()).unwrap();
+    // THEN 100 invocations are in flight, 8 per environment: 13 environments
     let backend = &fleet.functions[0];
-    assert!((backend.in_flight - 50.0).abs() < 1e-9);
+    assert!((backend.in_flight - 100.0).abs() < 1e-9);
     assert_eq!(fleet.max_concurrency, 8);
     assert_eq!(
         (backend.environments, backend.bound),
-        (7, Bound::Concurrency)
+        (13, Bound::Concurrency)
     );
-    // AND two 1-vCPU environments fit on a 2-vCPU, 4 GiB instance: 4 instances
-    assert_eq!(fleet.environments_per_instance, 2);
-    assert_eq!((fleet.instances, fleet.bound), (4, Bound::Packing));
+    // AND a 4-vCPU, 8 GiB instance keeps 1 vCPU and 1 GiB for its OS: three
+    // 1-vCPU environments fit on each, 5 instances
+    assert_eq!(fleet.instance_type, "c7i.xlarge");
+    assert_eq!(fleet.architecture, "x86_64");
+    assert_eq!(fleet.environments_per_instance, 3);
+    assert_eq!((fleet.instances, fleet.bound), (5, Bound::Packing));
 }
 
 #[test]
@@ -51,25 +55,44 @@ fn a_cpu_bound_function_is_sized_to_the_target_utilisation() {
     let f = &fleet.functions[0];
     assert!((f.busy_vcpus - 4.0).abs() < 1e-9);
     assert_eq!((f.environments, f.bound), (8, Bound::Cpu));
-    assert_eq!(fleet.instances, 4);
+    // three a c7i.xlarge
+    assert_eq!(fleet.instances, 3);
 }
 
 #[test]
 fn each_function_keeps_its_own_minimum_of_environments() {
-    // four services at a low rate: 4 x 3 environments, 2 per instance
+    // four services at a low rate: 4 x 3 environments, 3 per c7i.xlarge
     let services: Vec<FunctionDemand> = ["users", "profiles", "articles", "comments"]
         .iter()
         .map(|n| demand(n, 0.01, 0.001))
         .collect();
     let fleet = fleet(&services, 10.0, &FleetSettings::default()).unwrap();
-    assert_eq!(fleet.instances, 6);
-    // AND on an instance with room for four, 3 instances remain the floor
-    let bigger = FleetSettings {
-        instance_type: "c7g.xlarge".into(),
+    assert_eq!((fleet.environments_per_instance, fleet.instances), (3, 4));
+    // AND on a c7g.large the OS leaves room for one: 12 instances
+    let large = FleetSettings::on("c7g.large", "arm64");
+    let fleet = super::fleet(&services, 10.0, &large).unwrap();
+    assert_eq!((fleet.environments_per_instance, fleet.instances), (1, 12));
+}
+
+#[test]
+fn the_instances_are_those_the_capacity_provider_allows_of_its_architecture() {
+    let d = [demand("f", 0.1, 0.01)];
+    let type_of = |settings: FleetSettings| fleet(&d, 1.0, &settings).map(|f| f.instance_type);
+    // arm64 functions, no type named: the arm64 .xlarge
+    let arm = FleetSettings {
+        architecture: "arm64".into(),
         ..FleetSettings::default()
     };
-    let fleet = super::fleet(&services, 10.0, &bigger).unwrap();
-    assert_eq!((fleet.environments_per_instance, fleet.instances), (4, 3));
+    assert_eq!(type_of(arm.clone()).unwrap(), "c7g.xlarge");
+    // ExcludedInstanceTypes: the default gives way
+    let excluding = FleetSettings {
+        excluded_instance_types: vec!["c7g.xlarge".into(), "c7g.large".into()],
+        ..arm
+    };
+    assert_eq!(type_of(excluding).unwrap(), "c7g.2xlarge");
+    // an instance of the other architecture is refused: both sides of a
+    // comparison run the functions' architecture
+    assert!(type_of(FleetSettings::on("c7g.xlarge", "x86_64")).is_err());
 }
 
 #[test]
@@ -89,17 +112,15 @@ fn settings_lmi_refuses_are_refused() {
         max_concurrency: Some(0),
         ..base()
     }));
-    assert!(refused(FleetSettings {
-        instance_type: "t3.nano".into(),
-        ..base()
-    }));
-    // an 8 GiB environment does not fit on a 4 GiB instance
+    assert!(refused(FleetSettings::on("t3.nano", "x86_64")));
+    // an 8 GiB environment does not fit beside the OS's 1 GiB of 8
     assert!(refused(FleetSettings {
         environment_memory_gib: 8.0,
         ..base()
     }));
     assert!(fleet(&d, f64::NAN, &base()).is_err());
     assert!(fleet(&[demand("f", -1.0, 0.0)], 1.0, &base()).is_err());
+    assert!(Ec2Discount::new(1.0).is_err() && Ec2Discount::new(-0.1).is_err());
 }
 
 const PRICES: &str = "# version: test\n\
@@ -147,15 +168,12 @@ fn the_managed_month_swaps_duration_for_instances_and_the_fee() {
     };
     let table = PriceTable::parse(PRICES).unwrap();
     let prices = table.region("us-east-1", None).unwrap();
-    let fleet = fleet(
-        &[demand("backend", 0.5, 0.001)],
-        100.0,
-        &FleetSettings::default(),
-    )
-    .unwrap();
-    // WHEN it is billed on 4 c7g.large instances
-    let managed = managed_monthly(&on_demand, &fleet, &prices).unwrap();
-    // THEN by hand: 4 x 720 h x $0.0725 = $208.80, the fee 15 % of it = $31.32
+    let large = FleetSettings::on("c7g.large", "arm64");
+    let fleet = fleet(&[demand("backend", 0.5, 0.001)], 100.0, &large).unwrap();
+    // WHEN it is billed on 7 c7g.large instances (7 environments, one each)
+    assert_eq!(fleet.instances, 7);
+    let managed = managed_monthly(&on_demand, &fleet, &prices, Ec2Discount::NONE).unwrap();
+    // THEN by hand: 7 x 720 h x $0.0725 = $365.40, the fee 15 % of it = $54.81
     let usd = |item: &str| {
         managed
             .lines
@@ -164,27 +182,36 @@ fn the_managed_month_swaps_duration_for_instances_and_the_fee() {
             .map(|l| l.usd)
             .unwrap()
     };
-    assert!((usd("c7g.large") - 208.80).abs() < 1e-9);
-    assert!((usd(FEE_ITEM) - 31.32).abs() < 1e-9);
+    assert!((usd("c7g.large") - 365.40).abs() < 1e-9);
+    assert!((usd(FEE_ITEM) - 54.81).abs() < 1e-9);
     // AND no duration line, tier or free allowance of Lambda's is left
     assert!(!managed.lines.iter().any(|l| l.price_item == "duration"));
     assert!(managed.volume_discounts.is_empty());
     assert_eq!(managed.free_tier.len(), 1);
-    // AND the total: 51.84 + 259.20 + 208.80 + 31.32 - 1.00 = 550.16
-    assert!((managed.usd_with_free_tier - 550.16).abs() < 1e-9);
-    assert!((managed.usd_without_free_tier - 551.16).abs() < 1e-9);
-    assert!((managed.usd_per_million_requests_with_free_tier - 550.16 / 259.2).abs() < 1e-9);
+    // AND the total: 51.84 + 259.20 + 365.40 + 54.81 - 1.00 = 730.25
+    assert!((managed.usd_with_free_tier - 730.25).abs() < 1e-9);
+    assert!((managed.usd_without_free_tier - 731.25).abs() < 1e-9);
+    assert!((managed.usd_per_million_requests_with_free_tier - 730.25 / 259.2).abs() < 1e-9);
     assert_eq!(managed.requests_per_month, on_demand.requests_per_month);
+    // AND a 32 % Savings Plan takes 32 % off the instances, not off the fee:
+    // 365.40 x 0.32 = 116.928 less
+    let discount = Ec2Discount::new(0.32).unwrap();
+    let saved = managed_monthly(&on_demand, &fleet, &prices, discount).unwrap();
+    let line = saved
+        .lines
+        .iter()
+        .find(|l| l.price_item == EC2_DISCOUNT_ITEM);
+    assert!((line.unwrap().usd + 116.928).abs() < 1e-9);
+    assert!((saved.usd_with_free_tier - (730.25 - 116.928)).abs() < 1e-9);
+    let fee = saved.lines.iter().find(|l| l.price_item == FEE_ITEM);
+    assert!((fee.unwrap().usd - 54.81).abs() < 1e-9);
 }
 
 #[test]
 fn an_instance_type_the_price_table_lacks_is_an_error() {
     let table = PriceTable::parse(PRICES).unwrap();
     let prices = table.region("us-east-1", None).unwrap();
-    let settings = FleetSettings {
-        instance_type: "m7g.large".into(),
-        ..FleetSettings::default()
-    };
+    let settings = FleetSettings::on("m7g.large", "arm64");
     let fleet = fleet(&[demand("f", 0.1, 0.01)], 1.0, &settings).unwrap();
     let on_demand = MonthlyCost {
         requests_per_second: 1.0,
@@ -198,7 +225,7 @@ fn an_instance_type_the_price_table_lacks_is_an_error() {
         usd_per_million_requests_with_free_tier: 0.0,
     };
     assert!(matches!(
-        managed_monthly(&on_demand, &fleet, &prices),
+        managed_monthly(&on_demand, &fleet, &prices, Ec2Discount::NONE),
         Err(CostError::MissingItem { .. })
     ));
 }

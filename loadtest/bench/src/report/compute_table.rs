@@ -10,7 +10,9 @@ use super::answers::{dollars, Answer, Table};
 use super::ms;
 use crate::break_even::{BreakEven, Crossing};
 use crate::compute::ComputeType;
-use crate::monthly::{architecture, monthly_bills_for, Compute, MonthPricing, STANDARD_RATES};
+use crate::monthly::{
+    architecture, monthly_bills_for, Compute, MonthPricing, MonthlyBills, STANDARD_RATES,
+};
 use crate::results::{RecordKind, Results, RunRecord};
 
 pub const COMPUTE_QUESTION: &str =
@@ -38,7 +40,7 @@ pub fn compute_table(results: &Results) -> Option<Table> {
     if pairs.is_empty() {
         return None;
     }
-    let crossings = crossings(results);
+    let months = months(results);
     let headers = [
         "run",
         "p50 ms on-demand",
@@ -56,10 +58,10 @@ pub fn compute_table(results: &Results) -> Option<Table> {
         .map(|(on_demand, lmi)| {
             let ok = |r: &RunRecord| r.cost.as_ref().and_then(|c| c.usd_per_million_successful);
             let failed = |r: &RunRecord| format!("{:.1} %", r.summary.error_rate * 100.0);
-            let crossing = crossings
-                .iter()
-                .find(|(scenario, b)| *scenario == on_demand.scenario && pair_of(b, on_demand, lmi))
-                .map_or_else(|| "-".into(), |(_, b)| lmi_cheaper(b, &architecture(lmi)));
+            let crossing = months
+                .as_ref()
+                .and_then(|m| lmi_crossing(m, on_demand, lmi))
+                .unwrap_or_else(|| "-".into());
             vec![
                 format!("{} / {}", on_demand.scenario, architecture(on_demand)),
                 ms(on_demand.summary.p50_ms),
@@ -105,24 +107,36 @@ fn twins(results: &Results) -> Vec<(&RunRecord, &RunRecord)> {
         .collect()
 }
 
-/// The break-evens of the run's months, on each compute as measured, each
-/// with its scenario: one variant's months differ from scenario to scenario.
-fn crossings(results: &Results) -> Vec<(String, BreakEven)> {
-    let Ok(pricing) = MonthPricing::new(results, PriceTable::aws_default()) else {
-        return Vec::new();
-    };
-    monthly_bills_for(results, &pricing, &STANDARD_RATES, &Compute::OnDemand)
-        .map(|bills| {
-            bills
-                .scenarios
-                .into_iter()
-                .flat_map(|s| {
-                    let scenario = s.scenario;
-                    s.break_even.into_iter().map(move |b| (scenario.clone(), b))
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+/// The run's months at the standard rates, on each compute as measured.
+fn months(results: &Results) -> Option<MonthlyBills> {
+    let pricing = MonthPricing::new(results, PriceTable::aws_default()).ok()?;
+    monthly_bills_for(results, &pricing, &STANDARD_RATES, &Compute::OnDemand).ok()
+}
+
+/// Where the LMI month of a pair becomes the cheaper, and the instances it
+/// is priced on: "above 80.26 req/s on c7i.xlarge". One variant's months
+/// differ from scenario to scenario: the pair's own scenario's.
+fn lmi_crossing(months: &MonthlyBills, on_demand: &RunRecord, lmi: &RunRecord) -> Option<String> {
+    let scenario = months
+        .scenarios
+        .iter()
+        .find(|s| s.scenario == on_demand.scenario)?;
+    let lmi_name = architecture(lmi);
+    let pair = scenario
+        .break_even
+        .iter()
+        .find(|b| pair_of(b, on_demand, lmi))?;
+    let instance_type = scenario
+        .architectures
+        .iter()
+        .find(|a| a.architecture == lmi_name)
+        .and_then(|a| a.bills.first()?.fleet.as_ref())
+        .map(|f| f.instance_type.clone());
+    let cheaper = lmi_cheaper(pair, &lmi_name);
+    Some(match instance_type {
+        Some(instances) => format!("{cheaper} on {instances}"),
+        None => cheaper,
+    })
 }
 
 fn pair_of(b: &BreakEven, on_demand: &RunRecord, lmi: &RunRecord) -> bool {

@@ -242,14 +242,14 @@ mod tests {
         // each architecture on-demand, then on LMI (modelled)
         assert_eq!(
             orders.table.rows[1][0],
-            "orders-baseline / orders-direct on LMI (c7g.large, modelled)"
+            "orders-baseline / orders-direct on LMI (c7i.xlarge, modelled)"
         );
         assert_eq!(orders.table.rows.len(), 8);
         // per scenario: on-demand against on-demand, LMI against LMI, and
         // each architecture against itself on LMI
         assert_eq!(orders.break_even.len(), 8);
         assert!(orders.break_even[0].starts_with(
-            "orders-baseline: orders-direct against orders-direct on LMI (c7g.large, modelled): the bills cross at"
+            "orders-baseline: orders-direct against orders-direct on LMI (c7i.xlarge, modelled): the bills cross at"
         ), "{:?}", orders.break_even);
         assert!(orders.break_even.iter().any(
             |s| s.starts_with("orders-baseline: orders-direct against orders-queue: never crosses")
@@ -294,7 +294,9 @@ mod tests {
             let crossing = section
                 .break_even
                 .iter()
-                .filter(|s| s.starts_with(&format!("{scenario}: ")) && s.contains("cross at"))
+                .filter(|s| {
+                    s.starts_with(&format!("{scenario}: ")) && s.contains("the bills cross")
+                })
                 .count();
             assert!(crossing > 0, "{:?}", section.break_even);
             assert!(
@@ -341,9 +343,9 @@ mod tests {
             labels,
             [
                 "direct Invoke",
-                "direct Invoke on LMI (c7g.large, modelled)",
+                "direct Invoke on LMI (c7i.xlarge, modelled)",
                 "SQS request/reply",
-                "SQS request/reply on LMI (c7g.large, modelled)",
+                "SQS request/reply on LMI (c7i.xlarge, modelled)",
             ]
         );
         // through baseline's dollars, not highload's

@@ -28,7 +28,7 @@ pub struct BillChart {
 #[derive(Debug)]
 pub struct BillLine {
     /// The architecture as the verdict names it, and its compute unless
-    /// on-demand: "direct Invoke on LMI (c7g.large, modelled)".
+    /// on-demand: "direct Invoke on LMI (c7i.xlarge, modelled)".
     pub label: String,
     /// On Lambda Managed Instances: drawn dashed.
     pub on_lmi: bool,
@@ -176,7 +176,7 @@ fn other_self(
 }
 
 /// `architecture` as the verdict names it: "orders-direct on LMI
-/// (c7g.large, modelled)" is "direct Invoke on LMI (c7g.large, modelled)";
+/// (c7i.xlarge, modelled)" is "direct Invoke on LMI (c7i.xlarge, modelled)";
 /// a variant the verdict does not name keeps its own name.
 fn named(architecture: &str) -> String {
     let names = [DIRECT, QUEUE, MONOLITH, MICRO_INVOKE, MICRO_QUEUE];

@@ -234,9 +234,9 @@ fn an_architecture_on_lmi_wears_its_on_demand_colour_dashed() {
         drawn,
         [
             ("direct Invoke", false, 0),
-            ("direct Invoke on LMI (c7g.large, modelled)", true, 0),
+            ("direct Invoke on LMI (c7i.xlarge, modelled)", true, 0),
             ("SQS request/reply", false, 1),
-            ("SQS request/reply on LMI (c7g.large, modelled)", true, 1),
+            ("SQS request/reply on LMI (c7i.xlarge, modelled)", true, 1),
         ]
     );
     // AND every crossing names two of its lines
@@ -283,9 +283,9 @@ fn the_legend_names_the_architectures_as_the_verdict_does() {
     // THEN their legends name the architectures and their compute
     for name in [
         "direct Invoke",
-        "direct Invoke on LMI (c7g.large, modelled)",
+        "direct Invoke on LMI (c7i.xlarge, modelled)",
         "SQS request/reply",
-        "SQS request/reply on LMI (c7g.large, modelled)",
+        "SQS request/reply on LMI (c7i.xlarge, modelled)",
     ] {
         assert!(
             orders_texts.iter().any(|t| t == name),
@@ -294,11 +294,11 @@ fn the_legend_names_the_architectures_as_the_verdict_does() {
     }
     for name in [
         "monolith",
-        "monolith on LMI (c7g.large, modelled)",
+        "monolith on LMI (c7i.xlarge, modelled)",
         "micro-invoke",
-        "micro-invoke on LMI (c7g.large, modelled)",
+        "micro-invoke on LMI (c7i.xlarge, modelled)",
         "micro-queue",
-        "micro-queue on LMI (c7g.large, modelled)",
+        "micro-queue on LMI (c7i.xlarge, modelled)",
     ] {
         assert!(
             conduit_texts.iter().any(|t| t == name),
