@@ -21,7 +21,7 @@ use crate::logs::FunctionLog;
 use crate::metering::{FunctionMetrics, InvocationRecord, LambdaMetrics, Meter};
 use crate::names;
 use crate::state::Inner;
-use crate::versions::{CodeReader, Invoked, Target, Versions};
+use crate::versions::{CodeReader, Invoked, Target, VersionError, Versions};
 
 pub struct LambdaService {
     pub(crate) inner: Arc<Inner>,
@@ -338,7 +338,16 @@ impl Inner {
             }
             (given, named) => given.map(str::to_string).or(named),
         };
-        let target = function.versions.resolve(qualifier.as_deref())?;
+        // A qualifier that names nothing: the same error as an unknown function.
+        let target = function
+            .versions
+            .resolve(qualifier.as_deref())
+            .map_err(|err| match (err, &qualifier) {
+                (VersionError::NotFound(_), Some(q)) => InvokeError::FunctionNotFound {
+                    function: names::qualified_arn(&function.arn, q),
+                },
+                (err, _) => err.into(),
+            })?;
         Ok(Resolved {
             function,
             target,
