@@ -18,8 +18,7 @@ use serde_json::{json, Value};
 use crate::function::Function;
 use crate::names::{self, LATEST};
 use crate::service::LambdaService;
-use crate::versions::{Snapshot, VersionError};
-use crate::versions_api::version_configuration;
+use crate::versions::{Snapshot, Version, VersionError};
 
 const PREFIX: &str = "/2015-03-31/functions/";
 
@@ -200,6 +199,18 @@ pub(crate) fn configuration_of(
 
 fn account_of(arn: &str) -> &str {
     arn.split(':').nth(4).unwrap_or_default()
+}
+
+/// A published version's `FunctionConfiguration`, under its qualified ARN.
+pub(crate) fn version_configuration(function: &Function, version: &Version) -> Value {
+    let mut value = configuration_of(
+        &version.snapshot,
+        &names::qualified_arn(&function.arn, &version.name),
+        &version.name,
+        &version.description,
+    );
+    value["RevisionId"] = json!(version.revision_id);
+    value
 }
 
 /// An error of the Lambda API in its REST-JSON shape.

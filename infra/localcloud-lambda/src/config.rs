@@ -1,8 +1,15 @@
 //! Plain configuration: what the template reader (or a test) hands the service.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
+use std::time::SystemTime;
+
+use base64::Engine;
+use parking_lot::Mutex;
+use sha2::{Digest, Sha256};
 
 /// The whole Lambda service of one local cloud (one account, one region).
 #[derive(Debug, Clone)]
@@ -117,7 +124,7 @@ pub struct Publication {
     pub version: bool,
     pub aliases: Vec<AliasConfig>,
     /// The versions the stack's previous deployment published.
-    pub inherited: Vec<crate::versions::InheritedVersion>,
+    pub inherited: Vec<InheritedVersion>,
 }
 
 /// An alias a stack creates: `FunctionVersion` is `$LATEST`, a version
@@ -195,6 +202,154 @@ impl FunctionConfig {
     pub fn max_concurrency(&self) -> Option<u32> {
         self.managed.as_ref().map(|m| m.concurrency(self.memory_mb))
     }
+}
+
+// The code and configuration a version keeps: here, beside the
+// configuration they snapshot (`versions` publishes them).
+
+/// The function's code and configuration at one moment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    /// The configuration; `publish` is left out (it is the stack's, not the version's).
+    pub config: FunctionConfig,
+    pub code: Code,
+    /// `LastModified`, in Lambda's format.
+    pub last_modified: String,
+}
+
+/// A function's binary as a snapshot saw it: its size and modification
+/// time at once, its SHA-256 (`CodeSha256`) when first asked, since binaries
+/// run to a hundred megabytes and a stack of Managed Instances functions
+/// snapshots each at start. A binary rebuilt before its hash was first asked
+/// for gives the new one.
+#[derive(Debug, Clone)]
+pub struct Code(Arc<CodeFile>);
+
+#[derive(Debug)]
+struct CodeFile {
+    path: PathBuf,
+    size: u64,
+    modified: Option<SystemTime>,
+    sha256: OnceLock<String>,
+}
+
+impl Code {
+    pub(crate) fn read(path: &Path) -> Self {
+        let metadata = std::fs::metadata(path).ok();
+        Self(Arc::new(CodeFile {
+            path: path.to_path_buf(),
+            size: metadata.as_ref().map_or(0, |m| m.len()),
+            modified: metadata.and_then(|m| m.modified().ok()),
+            sha256: OnceLock::new(),
+        }))
+    }
+
+    /// Code whose hash is known, for tests.
+    #[cfg(test)]
+    pub(crate) fn known(sha256: &str, size: u64) -> Self {
+        let code = Self(Arc::new(CodeFile {
+            path: PathBuf::new(),
+            size,
+            modified: None,
+            sha256: OnceLock::new(),
+        }));
+        let _ = code.0.sha256.set(sha256.to_string());
+        code
+    }
+
+    pub fn size(&self) -> u64 {
+        self.0.size
+    }
+
+    /// `CodeSha256`: the binary's SHA-256, base64-encoded as Lambda gives it.
+    pub fn sha256(&self) -> &str {
+        self.0.sha256.get_or_init(|| sha256_base64(&self.0.path))
+    }
+
+    /// Still the same file: path, size and modification time unchanged.
+    fn unchanged(&self, path: &Path) -> bool {
+        let now = Self::read(path);
+        self.0.path == now.0.path && self.0.size == now.0.size && self.0.modified == now.0.modified
+    }
+}
+
+/// The same code: the same bytes, wherever they lie.
+impl PartialEq for Code {
+    fn eq(&self, other: &Self) -> bool {
+        self.size() == other.size() && self.sha256() == other.sha256()
+    }
+}
+
+impl Snapshot {
+    /// The function's code and configuration now.
+    pub fn read(config: &FunctionConfig) -> Self {
+        CodeReader::default().snapshot(config)
+    }
+
+    /// Same code and configuration: what decides whether `PublishVersion`
+    /// makes a new version. The code is compared by its hash, wherever the
+    /// binary lies (a deployment unpacks its package afresh).
+    pub(crate) fn same_function(&self, other: &Snapshot) -> bool {
+        let settings = |s: &Snapshot| FunctionConfig {
+            binary: std::path::PathBuf::new(),
+            ..s.config.clone()
+        };
+        settings(self) == settings(other) && self.code == other.code
+    }
+}
+
+/// A numbered version from a stack's previous deployment, which the next
+/// deployment keeps (SAM keeps the versions `AutoPublishAlias` published).
+#[derive(Debug, Clone, PartialEq)]
+pub struct InheritedVersion {
+    pub number: u64,
+    pub snapshot: Snapshot,
+    pub description: String,
+}
+
+/// Reads a function's binary for its snapshots, keeping the last reading
+/// (and its hash, once computed) while the file is unchanged.
+#[derive(Default)]
+pub struct CodeReader {
+    cached: Mutex<Option<Code>>,
+}
+
+impl CodeReader {
+    pub fn snapshot(&self, config: &FunctionConfig) -> Snapshot {
+        let code = {
+            let mut cached = self.cached.lock();
+            match cached.as_ref() {
+                Some(code) if code.unchanged(&config.binary) => code.clone(),
+                _ => {
+                    let code = Code::read(&config.binary);
+                    *cached = Some(code.clone());
+                    code
+                }
+            }
+        };
+        let last_modified = code
+            .0
+            .modified
+            .map(chrono::DateTime::<chrono::Utc>::from)
+            .unwrap_or_else(chrono::Utc::now);
+        Snapshot {
+            config: FunctionConfig {
+                publish: Publication::default(),
+                ..config.clone()
+            },
+            code,
+            last_modified: last_modified
+                .format("%Y-%m-%dT%H:%M:%S%.3f+0000")
+                .to_string(),
+        }
+    }
+}
+
+fn sha256_base64(path: &Path) -> String {
+    let digest = std::fs::read(path)
+        .map(|bytes| Sha256::digest(&bytes))
+        .unwrap_or_else(|_| Sha256::digest(b""));
+    base64::engine::general_purpose::STANDARD.encode(digest)
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ pub struct Function {
     /// at once, until the scaler retires them or the service stops.
     fleet: Mutex<Vec<Arc<MultiEnvironment>>>,
     /// What its invocations tell the scaler of its managed environments.
-    pub scaler: crate::managed::ScalerInbox,
+    pub scaler: crate::scaler::ScalerInbox,
     cpu: Mutex<CpuAccount>,
 }
 
@@ -54,7 +54,7 @@ impl Function {
             code,
             idle: Mutex::new(Vec::new()),
             fleet: Mutex::new(Vec::new()),
-            scaler: crate::managed::ScalerInbox::new(),
+            scaler: crate::scaler::ScalerInbox::new(),
             cpu: Mutex::new(CpuAccount::default()),
         }
     }

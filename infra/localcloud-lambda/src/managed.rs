@@ -18,14 +18,13 @@
 //! deployment would not have finished.
 
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::Bytes;
 use chrono::Utc;
 use localcloud_core::{InvokeError, InvokeResponse};
-use tokio::sync::{watch, Notify, OwnedSemaphorePermit};
+use tokio::sync::OwnedSemaphorePermit;
 
 use crate::attempt::{settle, shutting_down, Attempt};
 use crate::concurrency::Slot;
@@ -44,40 +43,6 @@ use crate::state::Inner;
 /// `DiskThrottles`), not the Invoke API's `Reason`; this is the nearest of
 /// the API's `ThrottleReason` values, for a concurrency throttle.
 pub const SCALING_THROTTLE_REASON: &str = "ConcurrentInvocationLimitExceeded";
-
-/// What a managed function's invocations tell its scaler.
-pub(crate) struct ScalerInbox {
-    /// Invocations throttled since the scaler last looked.
-    throttled: AtomicU64,
-    wake: Notify,
-    /// Whether its minimum environments have been started.
-    active: watch::Sender<bool>,
-}
-
-impl ScalerInbox {
-    pub fn new() -> Self {
-        Self {
-            throttled: AtomicU64::new(0),
-            wake: Notify::new(),
-            active: watch::Sender::new(false),
-        }
-    }
-
-    /// An invocation found no free slot: the scaler looks at once.
-    fn throttled(&self) {
-        self.throttled.fetch_add(1, Ordering::Relaxed);
-        self.wake.notify_one();
-    }
-
-    fn take_throttled(&self) -> u64 {
-        self.throttled.swap(0, Ordering::Relaxed)
-    }
-
-    fn activate(&self) {
-        self.active
-            .send_if_modified(|active| !std::mem::replace(active, true));
-    }
-}
 
 /// Why no environment could be started: the fleet had no room for it
 /// (the doubling bound, `MaxVCpuCount`), or its init failed.

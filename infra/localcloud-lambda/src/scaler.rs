@@ -21,7 +21,44 @@
 //! one environment per look, one that has had no invocation for
 //! [`SCALE_IN_AFTER`], while the function has more than it wants.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+
+use tokio::sync::{watch, Notify};
+
+/// What a managed function's invocations tell its scaler.
+pub(crate) struct ScalerInbox {
+    /// Invocations throttled since the scaler last looked.
+    pub(crate) throttled: AtomicU64,
+    pub(crate) wake: Notify,
+    /// Whether its minimum environments have been started.
+    pub(crate) active: watch::Sender<bool>,
+}
+
+impl ScalerInbox {
+    pub fn new() -> Self {
+        Self {
+            throttled: AtomicU64::new(0),
+            wake: Notify::new(),
+            active: watch::Sender::new(false),
+        }
+    }
+
+    /// An invocation found no free slot: the scaler looks at once.
+    pub(crate) fn throttled(&self) {
+        self.throttled.fetch_add(1, Ordering::Relaxed);
+        self.wake.notify_one();
+    }
+
+    pub(crate) fn take_throttled(&self) -> u64 {
+        self.throttled.swap(0, Ordering::Relaxed)
+    }
+
+    pub(crate) fn activate(&self) {
+        self.active
+            .send_if_modified(|active| !std::mem::replace(active, true));
+    }
+}
 
 /// How often the scaler looks at a function's environments when nothing
 /// wakes it (a throttle does). AWS's scaler acts "asynchronously", at a

@@ -12,11 +12,11 @@ use std::sync::Arc;
 use localcloud_core::{HttpRequest, HttpResponse};
 use serde_json::{json, Value};
 
-use crate::api::{configuration, configuration_of, json_response, query_param, ApiError};
+use crate::api::{configuration, json_response, query_param, version_configuration, ApiError};
 use crate::function::Function;
 use crate::names::{self, LATEST};
 use crate::service::LambdaService;
-use crate::versions::{Alias, AliasUpdate, Version};
+use crate::versions::{Alias, AliasUpdate};
 
 /// `MaxItems` when a list request gives none.
 const DEFAULT_PAGE: usize = 50;
@@ -162,18 +162,6 @@ impl LambdaService {
             )),
         }
     }
-}
-
-/// A published version's `FunctionConfiguration`, under its qualified ARN.
-pub(crate) fn version_configuration(function: &Function, version: &Version) -> Value {
-    let mut value = configuration_of(
-        &version.snapshot,
-        &names::qualified_arn(&function.arn, &version.name),
-        &version.name,
-        &version.description,
-    );
-    value["RevisionId"] = json!(version.revision_id);
-    value
 }
 
 /// An `AliasConfiguration`.

@@ -112,9 +112,9 @@ pub struct CapacityProviderMetrics {
     pub environments: u32,
     /// Their vCPUs.
     pub vcpus_allocated: f64,
-    /// Environments not started because the function's environments would
-    /// have more than doubled within five minutes, or the fleet passed
-    /// `MaxVCpuCount`: the invocations that wanted them were throttled.
+    /// Invocations of its functions throttled for want of a free slot in
+    /// their environments (Lambda Managed Instances throttle rather than
+    /// start an environment when invocations arrive).
     pub scaling_refusals: u64,
 }
 

@@ -2,6 +2,9 @@
 
 use std::collections::BTreeMap;
 
+/// The number of the version a new stack publishes.
+pub const FIRST_VERSION: &str = "1";
+
 /// Values for pseudo parameters, parameter overrides and the local URL shapes.
 #[derive(Debug, Clone)]
 pub struct ResolveContext {
@@ -30,7 +33,7 @@ pub struct ResolveContext {
     /// Exports of other stacks, for `Fn::ImportValue`: export name -> value.
     pub imports: BTreeMap<String, String>,
     /// The number of the version a stack publishes of a function, by
-    /// function name, where it is not [`crate::FIRST_VERSION`] (an update
+    /// function name, where it is not [`FIRST_VERSION`] (an update
     /// continues the numbers of the stack's previous deployment).
     pub function_versions: BTreeMap<String, u64>,
 }
@@ -60,7 +63,7 @@ impl ResolveContext {
     pub fn version_of(&self, name: &str) -> String {
         self.function_versions
             .get(name)
-            .map_or_else(|| crate::FIRST_VERSION.to_string(), u64::to_string)
+            .map_or_else(|| FIRST_VERSION.to_string(), u64::to_string)
     }
 
     pub fn queue_url(&self, name: &str) -> String {

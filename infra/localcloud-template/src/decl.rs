@@ -5,6 +5,10 @@ use crate::diag::{At, Diags};
 use crate::scope::{ResKind, Scope};
 use crate::yaml::{Kind, Node};
 
+/// CloudFormation's version and alias types (`versions` reads them).
+pub(crate) const VERSION_TYPE: &str = "AWS::Lambda::Version";
+pub(crate) const ALIAS_TYPE: &str = "AWS::Lambda::Alias";
+
 const RESOURCE_KEYS: &[&str] = &["Type", "Properties", "Condition", "DependsOn", "Metadata"];
 const RESOURCE_IGNORED: &[&str] = &[
     "DeletionPolicy",
@@ -47,8 +51,8 @@ pub(crate) fn kind_of(ty: &str) -> ResKind {
         "AWS::DynamoDB::Table" | "AWS::Serverless::SimpleTable" => ResKind::Table,
         "AWS::S3::Bucket" => ResKind::Bucket,
         crate::capacity::SAM_TYPE | crate::capacity::CFN_TYPE => ResKind::CapacityProvider,
-        crate::versions::VERSION_TYPE => ResKind::Version,
-        crate::versions::ALIAS_TYPE => ResKind::Alias,
+        VERSION_TYPE => ResKind::Version,
+        ALIAS_TYPE => ResKind::Alias,
         other => ResKind::Other(other.to_string()),
     }
 }

@@ -64,8 +64,8 @@ mod props;
 mod queue;
 mod rest_api;
 mod rest_variant;
-mod schedule;
 mod scaling;
+mod schedule;
 mod scope;
 mod summary;
 mod table;
@@ -82,9 +82,9 @@ pub use diag::{Diagnostic, Severity, TemplateError};
 pub use function::cargo_binary;
 pub use lmi_variant::{lmi_variant, LMI_CAPACITY_PROVIDER, LMI_MIN_MEMORY_MB};
 pub use model::{
-    Application, Bucket, Build, CapacityProvider, CapacityProviderConfig, Function, FunctionScaling,
-    FunctionAlias, FunctionUrl, FunctionVersion,
-    HttpApi, Parameter, Queue, RestApi, Route, ScheduleEvent, SqsEvent, Table,
+    Application, Bucket, Build, CapacityProvider, CapacityProviderConfig, Function, FunctionAlias,
+    FunctionScaling, FunctionUrl, FunctionVersion, HttpApi, Parameter, Queue, RestApi, Route,
+    ScheduleEvent, SqsEvent, Table,
 };
 pub use policy::{Grant, Policy, PolicySource, Target};
 pub use rest_variant::{rest_variant, RestVariantError, REST_STAGE};

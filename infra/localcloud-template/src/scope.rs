@@ -325,9 +325,9 @@ impl Scope<'_> {
                 format!("arn:{}:iam::{}:role/{name}", ctx.partition, ctx.account_id)
             }
             (ResKind::Version | ResKind::Alias, _)
-                if crate::versions::attribute(kind, attr, name).is_some() =>
+                if version_attribute(kind, attr, name).is_some() =>
             {
-                crate::versions::attribute(kind, attr, name).unwrap_or_default()
+                version_attribute(kind, attr, name).unwrap_or_default()
             }
             _ => {
                 return invalid(
@@ -535,5 +535,37 @@ pub(crate) fn describe(v: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "a list",
         Value::Object(_) => "a map",
+    }
+}
+
+/// `Fn::GetAtt` of a version or an alias; `name` is its ARN.
+pub(crate) fn version_attribute(kind: &ResKind, attr: &str, name: &str) -> Option<String> {
+    match (kind, attr) {
+        (ResKind::Version, "Version") => Some(name.rsplit(':').next()?.to_string()),
+        (ResKind::Version, "FunctionArn") | (ResKind::Alias, "AliasArn") => Some(name.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attributes_are_the_version_number_and_the_arns() {
+        let arn = "arn:aws:lambda:us-east-1:1:function:f:1";
+        assert_eq!(
+            version_attribute(&ResKind::Version, "Version", arn).as_deref(),
+            Some("1")
+        );
+        assert_eq!(
+            version_attribute(&ResKind::Version, "FunctionArn", arn).as_deref(),
+            Some(arn)
+        );
+        assert_eq!(
+            version_attribute(&ResKind::Alias, "AliasArn", "x:live").as_deref(),
+            Some("x:live")
+        );
+        assert_eq!(version_attribute(&ResKind::Alias, "Arn", "x"), None);
     }
 }

@@ -30,11 +30,9 @@ use crate::props::{check_keys, Reader};
 use crate::scope::{ResKind, Scope, Symbol, Symbols};
 use crate::yaml::Node;
 
-pub(crate) const VERSION_TYPE: &str = "AWS::Lambda::Version";
-pub(crate) const ALIAS_TYPE: &str = "AWS::Lambda::Alias";
+pub(crate) use crate::decl::{ALIAS_TYPE, VERSION_TYPE};
 
-/// The number of the version a new stack publishes.
-pub const FIRST_VERSION: &str = "1";
+pub use crate::context::FIRST_VERSION;
 
 const VERSION_USED: &[&str] = &["FunctionName", "Description"];
 const VERSION_IGNORED: &[&str] = &[
@@ -299,15 +297,6 @@ pub(crate) fn complete(
     }
 }
 
-/// `Fn::GetAtt` of a version or an alias; `name` is its ARN.
-pub(crate) fn attribute(kind: &ResKind, attr: &str, name: &str) -> Option<String> {
-    match (kind, attr) {
-        (ResKind::Version, "Version") => Some(name.rsplit(':').next()?.to_string()),
-        (ResKind::Version, "FunctionArn") | (ResKind::Alias, "AliasArn") => Some(name.to_string()),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,23 +318,5 @@ mod tests {
         assert_eq!(id, sam_version_id("Orders", "stack-Orders", "s3://b/k"));
         assert_ne!(id, sam_version_id("Orders", "stack-Orders", "s3://b/other"));
         assert_eq!(id.len(), "OrdersVersion".len() + 10);
-    }
-
-    #[test]
-    fn attributes_are_the_version_number_and_the_arns() {
-        let arn = "arn:aws:lambda:us-east-1:1:function:f:1";
-        assert_eq!(
-            attribute(&ResKind::Version, "Version", arn).as_deref(),
-            Some("1")
-        );
-        assert_eq!(
-            attribute(&ResKind::Version, "FunctionArn", arn).as_deref(),
-            Some(arn)
-        );
-        assert_eq!(
-            attribute(&ResKind::Alias, "AliasArn", "x:live").as_deref(),
-            Some("x:live")
-        );
-        assert_eq!(attribute(&ResKind::Alias, "Arn", "x"), None);
     }
 }
