@@ -441,7 +441,14 @@ fn measured_on_lmi(r: &RunRecord, usage: Usage) -> Option<Billed> {
     let lambda_architecture = measured_architecture(r);
     let placed_by_default =
         localcloud_metrics::instances::default_instance_type(&lambda_architecture);
-    let named = (first.instance_type != placed_by_default).then(|| first.instance_type.clone());
+    // A type of the other architecture (a provider declared arm64 while the
+    // binaries ran on this machine's) is priced as none named: both sides of
+    // a comparison are priced at the measured architecture.
+    let of_measured_architecture =
+        localcloud_metrics::instances::instance_shape(&first.instance_type)
+            .is_some_and(|shape| shape.architecture == lambda_architecture);
+    let named = (first.instance_type != placed_by_default && of_measured_architecture)
+        .then(|| first.instance_type.clone());
     let settings = FleetSettings {
         architecture: lambda_architecture,
         allowed_instance_types: named.into_iter().collect(),
