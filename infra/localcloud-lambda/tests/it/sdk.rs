@@ -12,13 +12,14 @@ use localcloud_core::{serve_on_ephemeral_port, Dispatcher, ServerHandle};
 use localcloud_lambda::{FunctionConfig, LambdaService};
 use serde_json::json;
 
-struct Local {
-    service: Arc<LambdaService>,
-    client: Client,
-    server: ServerHandle,
+/// A Lambda service behind the SDK's client (`versions` uses it too).
+pub(crate) struct Local {
+    pub(crate) service: Arc<LambdaService>,
+    pub(crate) client: Client,
+    pub(crate) server: ServerHandle,
 }
 
-async fn local(functions: Vec<FunctionConfig>) -> Local {
+pub(crate) async fn local(functions: Vec<FunctionConfig>) -> Local {
     let service = start(config(functions));
     let dispatcher = Dispatcher::new().with_path(service.clone());
     let server = serve_on_ephemeral_port(Arc::new(dispatcher))
@@ -40,7 +41,7 @@ async fn local(functions: Vec<FunctionConfig>) -> Local {
 }
 
 impl Local {
-    async fn stop(self) {
+    pub(crate) async fn stop(self) {
         self.service.shutdown().await;
         self.server.shutdown().await;
     }

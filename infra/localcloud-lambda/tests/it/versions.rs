@@ -3,45 +3,15 @@
 //! qualified `Invoke` and `GetFunctionConfiguration`, each error with
 //! Lambda's code and status.
 
-use std::sync::Arc;
-
 use crate::common::*;
+use crate::sdk::{local, Local};
 use aws_sdk_lambda::config::http::HttpResponse;
-use aws_sdk_lambda::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_lambda::error::ProvideErrorMetadata;
 use aws_sdk_lambda::primitives::Blob;
 use aws_sdk_lambda::types::{AliasRoutingConfiguration, FunctionVersionLatestPublished};
-use aws_sdk_lambda::Client;
-use localcloud_core::{serve_on_ephemeral_port, Dispatcher, ServerHandle};
 use localcloud_lambda::{AliasConfig, FunctionConfig, LambdaService, Publication};
 
 const ARN: &str = "arn:aws:lambda:us-east-1:000000000000:function:echo";
-
-struct Local {
-    service: Arc<LambdaService>,
-    client: Client,
-    server: ServerHandle,
-}
-
-async fn local(functions: Vec<FunctionConfig>) -> Local {
-    let service = start(config(functions));
-    let dispatcher = Dispatcher::new().with_path(service.clone());
-    let server = serve_on_ephemeral_port(Arc::new(dispatcher))
-        .await
-        .expect("server starts");
-    let sdk_config = aws_sdk_lambda::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
-        .endpoint_url(format!("http://{}", server.addr))
-        .credentials_provider(Credentials::new("AKIDLOCAL", "secret", None, None, "test"))
-        .retry_config(aws_sdk_lambda::config::retry::RetryConfig::disabled())
-        .build();
-    Local {
-        service,
-        client: Client::from_conf(sdk_config),
-        server,
-    }
-}
 
 impl Local {
     /// `PublishVersion` of `echo`: the version's number.
@@ -54,11 +24,6 @@ impl Local {
             .await
             .unwrap();
         published.version().unwrap().to_string()
-    }
-
-    async fn stop(self) {
-        self.service.shutdown().await;
-        self.server.shutdown().await;
     }
 
     /// Invokes `function` with `qualifier`: the executed version and the

@@ -220,6 +220,16 @@ fn headers() -> Vec<String> {
 mod tests {
     use super::*;
 
+    /// The chart's line labels, in order.
+    fn line_labels(section: &MonthlySection) -> Vec<&str> {
+        section
+            .chart
+            .lines
+            .iter()
+            .map(|l| l.label.as_str())
+            .collect()
+    }
+
     #[test]
     fn a_section_per_question_a_column_per_rate_and_the_break_even() {
         let view = monthly(&crate::testdata::results()).unwrap();
@@ -333,12 +343,7 @@ mod tests {
         assert_eq!(orders.table.rows.len(), 8);
         assert_eq!(orders.table.rows[0][0], "orders-highload / orders-direct");
         // AND the chart only baseline's four lines, named by architecture
-        let labels: Vec<&str> = orders
-            .chart
-            .lines
-            .iter()
-            .map(|l| l.label.as_str())
-            .collect();
+        let labels = line_labels(orders);
         assert_eq!(
             labels,
             [
@@ -426,12 +431,7 @@ mod tests {
             orders.chart.subtitle,
             "at orders-highload: this run has no orders-baseline, the healthy load the cost answer reads; every scenario's bills are in the table below"
         );
-        let labels: Vec<&str> = orders
-            .chart
-            .lines
-            .iter()
-            .map(|l| l.label.as_str())
-            .collect();
+        let labels = line_labels(orders);
         assert_eq!(labels.len(), 4);
         assert_eq!(labels[0], "direct Invoke");
         assert_eq!(orders.table.rows.len(), 4);
