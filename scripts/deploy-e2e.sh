@@ -75,6 +75,16 @@ output() {
     "$aws" cloudformation describe-stacks --stack-name "$stack" \
         --query "Stacks[0].Outputs[?OutputKey=='$1'].OutputValue" --output text
 }
+# Every object of SAM's artifacts buckets, one bucket/key per line.
+sam_bucket_objects() {
+    local b
+    for b in $("$aws" s3api list-buckets --query 'Buckets[].Name' --output text); do
+        [[ "$b" == aws-sam-cli-managed-default-* ]] || continue
+        # The CLI pages through the listing and prints None when it is empty.
+        "$aws" s3api list-objects-v2 --bucket "$b" --query 'Contents[].Key' --output text |
+            tr '\t' '\n' | { grep -vx -e None -e '' || true; } | sed "s|^|$b/|"
+    done
+}
 fail() {
     echo "FAIL: $*" >&2
     tail -30 "$work/localcloud.log" >&2
@@ -151,6 +161,14 @@ versions=$("$aws" lambda list-versions-by-function --function-name "$function_na
 [[ "$versions" == $'$LATEST\t1\t2' ]] || fail "versions after new code: $versions"
 echo "new code published version 2: live points at it"
 "$sam" delete --stack-name "$stack" --no-prompts --region us-east-1 >/dev/null
+# sam delete removes the template of the stack's last deploy and the packages
+# it names, nothing older (as on AWS): the first deploy's template and its
+# code package stay. Exactly those two, then removed here so that the check
+# at the end covers the whole-template stacks alone.
+left=$(sam_bucket_objects)
+[[ $(wc -l <<<"$left") == 2 && $(grep -c '\.template$' <<<"$left") == 1 ]] ||
+    fail "after sam delete of $stack, expected the first deploy's template and package, found: $left"
+while read -r object; do "$aws" s3 rm --quiet "s3://$object"; done <<<"$left"
 echo "deploy e2e (small application): ok"
 [[ "${1:-}" == "--whole-template" ]] || exit 0
 
@@ -298,11 +316,9 @@ echo "deploy e2e (template-lmi.yaml): ok"
 
 # Only SAM's own artifacts bucket remains (sam delete keeps it, as on AWS),
 # and every stack's packages and templates are gone from it.
-buckets=$("$aws" s3api list-buckets --query 'Buckets[].Name' --output text)
-for b in $buckets; do
+for b in $("$aws" s3api list-buckets --query 'Buckets[].Name' --output text); do
     [[ "$b" == aws-sam-cli-managed-default-* ]] || fail "bucket $b left after sam delete"
-    # The CLI pages through the listing and prints None when it is empty.
-    objects=$("$aws" s3api list-objects-v2 --bucket "$b" --query 'Contents[].Key' --output text)
-    [[ -z "$objects" || "$objects" == None ]] || fail "left in $b after both stacks were deleted: $objects"
 done
+left=$(sam_bucket_objects)
+[[ -z "$left" ]] || fail "left in SAM's bucket after both stacks were deleted: $left"
 echo "deploy e2e (template.yaml, template-lmi.yaml): ok"
