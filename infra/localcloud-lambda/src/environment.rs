@@ -115,6 +115,7 @@ pub struct Environment {
     peak_memory_mb: Option<u64>,
     /// The process's `/proc/<pid>/status`, kept open: it is read once per invocation.
     memory: Option<procstat::PeakRssReader>,
+    resident: Option<procstat::ResidentReader>,
     /// When the function last sampled this process's CPU time.
     pub last_cpu_sample: Option<Instant>,
     /// Its CPU share; its cgroup, if any, goes when the environment does.
@@ -149,9 +150,9 @@ impl Environment {
             .environment(function.cpu_size())
             .map_err(|e| InitFailure::Spawn(cpu_group_error(e)))?;
         let started = Instant::now();
-        let mut child = command(function, service, &runtime.address)
-            .spawn()
-            .map_err(InitFailure::Spawn)?;
+        let mut command = command(function, service, &runtime.address);
+        let mut child =
+            crate::scheduling::spawn_normal(|| command.spawn()).map_err(InitFailure::Spawn)?;
         if let Some(stdout) = child.stdout.take() {
             log.pipe(stdout);
         }
@@ -173,6 +174,7 @@ impl Environment {
             last_used: Instant::now(),
             peak_memory_mb: None,
             memory: procstat::PeakRssReader::open(pid),
+            resident: procstat::ResidentReader::open(pid),
             last_cpu_sample: None,
             share,
             cpu_clock: ProcessCpuClock::of(pid),
@@ -295,7 +297,7 @@ impl Environment {
                     }
                 }
                 _ = memory_check.due() => {
-                    if self.read_peak_memory_mb().is_some_and(|mb| mb > u64::from(limits.memory_mb)) {
+                    if self.read_resident_memory_mb().is_some_and(|mb| mb > u64::from(limits.memory_mb)) {
                         return Completion::OutOfMemory;
                     }
                 }
@@ -359,6 +361,15 @@ impl Environment {
 
     /// Peak memory of the process so far, read from `/proc`; the last reading
     /// when the process is gone.
+    /// The process's resident memory now, for the checks while it runs
+    /// (the peak is read at each invocation's end); it raises the last
+    /// peak, so a process that dies mid-invocation leaves at least it.
+    pub fn read_resident_memory_mb(&mut self) -> Option<u64> {
+        let mb = self.resident.as_mut()?.read_kb()?.div_ceil(1024);
+        self.peak_memory_mb = Some(self.peak_memory_mb.map_or(mb, |last| last.max(mb)));
+        Some(mb)
+    }
+
     pub fn read_peak_memory_mb(&mut self) -> Option<u64> {
         let reading = self.memory.as_mut().and_then(|status| status.read_kb());
         if let Some(mb) = reading.map(|kb| kb.div_ceil(1024)) {

@@ -213,7 +213,7 @@ impl Driver {
                 },
                 _ = shutdown.wait_for(|stop| *stop) => break End::Quietly,
                 _ = memory_check.due() => {
-                    if self.over_memory() {
+                    if self.over_memory_now() {
                         break End::OutOfMemory;
                     }
                 }
@@ -253,6 +253,14 @@ impl Driver {
         if let Some(waiter) = self.waiters.remove(&request_id) {
             let _ = waiter.send(completion);
         }
+    }
+
+    /// The check while invocations run: resident memory now against the
+    /// size (the peak is read as each invocation ends).
+    fn over_memory_now(&mut self) -> bool {
+        self.env
+            .read_resident_memory_mb()
+            .is_some_and(|mb| mb > u64::from(self.memory_mb))
     }
 
     fn over_memory(&mut self) -> bool {
