@@ -26,10 +26,13 @@
 //!   This part is a lower bound of the time some thread of the environment
 //!   waited for a reason other than its quota.
 //! - the local cloud's part: the largest growth of one of the local cloud's
-//!   own threads' waits, at most the time the function was blocked on a
-//!   reply (the window less its CPU time, its own part and its throttled
-//!   time): a local cloud thread that waits for a core delays an invocation
-//!   only while the function waits for that thread's answer. It is at most
+//!   own threads' waits less the function's CPU time in the window, at most
+//!   the time the function was blocked on a reply (the window less its CPU
+//!   time, its own part and its throttled time): a local cloud thread that
+//!   waits for a core delays an invocation only while the function waits
+//!   for that thread's answer, and while the function ran the local cloud
+//!   may have waited behind it on its core (under `SCHED_BATCH` it does:
+//!   the `scheduling` module). It is at most
 //!   what the local cloud's waits could have delayed the invocation by, and
 //!   more than they did where they delayed another invocation's calls
 //!   instead (under concurrent load).
@@ -125,11 +128,15 @@ pub fn invocation_waits(waits: WindowWaits, wall_ms: f64, cpu_ms: Option<f64>) -
     let environment = (waits.environment.waited_ms - throttled).clamp(0.0, wall_ms);
     let environment_contention =
         (waits.environment.beyond_wake_ups_ms - throttled).clamp(0.0, environment);
-    let blocked = cpu_ms.map_or(0.0, |cpu| {
-        (wall_ms - cpu.max(0.0) - environment - throttled).max(0.0)
-    });
-    let local_cloud = waits.local_cloud.waited_ms.clamp(0.0, blocked);
-    let local_cloud_contention = waits.local_cloud.beyond_wake_ups_ms.clamp(0.0, local_cloud);
+    let cpu = cpu_ms.unwrap_or(0.0).max(0.0);
+    let blocked = cpu_ms.map_or(0.0, |_| (wall_ms - cpu - environment - throttled).max(0.0));
+    // While the function's threads ran, a local cloud thread waiting for a
+    // core (often queued behind that very function on its core) delayed
+    // nothing of this invocation: up to the function's CPU time of the
+    // local cloud's wait is left out.
+    let local_cloud = (waits.local_cloud.waited_ms - cpu).clamp(0.0, blocked);
+    let local_cloud_contention =
+        (waits.local_cloud.beyond_wake_ups_ms - cpu).clamp(0.0, local_cloud);
     let total = (environment + local_cloud).min(wall_ms);
     let contention = (environment_contention + local_cloud_contention).min(total);
     MachineWaits {
@@ -415,16 +422,19 @@ mod tests {
             throttled_ms: 0.0,
             local_cloud: busy(local_cloud_ms),
         };
-        // WHEN the local cloud's threads waited 3 ms, THEN all 3 count
-        assert_eq!(contention(waits(3.0), 10.0, Some(4.0)), 4.0);
-        // WHEN they waited 7 ms, THEN only the 5 ms the function was blocked
-        assert_eq!(contention(waits(7.0), 10.0, Some(4.0)), 6.0);
+        // WHEN the local cloud's threads waited 3 ms, no more than the
+        // function ran, THEN none counts: they may have queued behind it
+        assert_eq!(contention(waits(3.0), 10.0, Some(4.0)), 1.0);
+        // WHEN they waited 7 ms, THEN the 3 ms beyond the function's CPU
+        assert_eq!(contention(waits(7.0), 10.0, Some(4.0)), 4.0);
+        // WHEN they waited 12 ms, THEN only the 5 ms the function was blocked
+        assert_eq!(contention(waits(12.0), 10.0, Some(4.0)), 6.0);
         // AND with the function's CPU unknown, none of them
         assert_eq!(contention(waits(7.0), 10.0, None), 1.0);
         // AND time held back by the quota is not time blocked on a reply
         let throttled = WindowWaits {
             throttled_ms: 5.0,
-            ..waits(7.0)
+            ..waits(12.0)
         };
         assert_eq!(contention(throttled, 10.0, Some(4.0)), 1.0);
     }

@@ -61,6 +61,7 @@ mod multi;
 pub mod names;
 mod runtime_api;
 mod scaler;
+pub mod scheduling;
 mod service;
 mod state;
 mod versions;

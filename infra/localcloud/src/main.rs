@@ -60,6 +60,13 @@ enum Command {
         #[arg(long, default_value_t = DEFAULT_WORKER_THREADS, env = "LOCALCLOUD_WORKER_THREADS",
               value_parser = clap::value_parser!(u16).range(1..))]
         worker_threads: u16,
+        /// How the emulator's threads are scheduled: `batch` (`SCHED_BATCH`,
+        /// the default) never preempts a function when the emulator wakes
+        /// up, so a function does not wait on its core for the emulator's
+        /// work (a contention AWS would not have); `normal`, the kernel's
+        /// default policy (docs/cpu-share.md, "Contention is not quota").
+        #[arg(long, default_value = "batch", env = "LOCALCLOUD_SCHED_POLICY")]
+        sched_policy: localcloud_lambda::scheduling::SchedPolicy,
         #[command(flatten)]
         app: AppArgs,
     },
@@ -181,7 +188,16 @@ fn main() -> anyhow::Result<()> {
         .init();
     let cli = Cli::parse();
     let workers = match &cli.command {
-        Command::Serve { worker_threads, .. } => usize::from(*worker_threads),
+        Command::Serve {
+            worker_threads,
+            sched_policy,
+            ..
+        } => {
+            // Before the runtime starts: its threads inherit the policy.
+            localcloud_lambda::scheduling::apply_to_this_thread(*sched_policy)
+                .with_context(|| format!("cannot set the scheduling policy {sched_policy:?}"))?;
+            usize::from(*worker_threads)
+        }
         _ => 1,
     };
     tokio::runtime::Builder::new_multi_thread()
@@ -201,6 +217,7 @@ async fn run(cli: Cli, started: Instant) -> anyhow::Result<()> {
             state_dir,
             cpu_share,
             worker_threads: _,
+            sched_policy: _,
             app,
         } => {
             let data = DataArgs {
