@@ -90,11 +90,20 @@ async fn key_conditions_and_query_filter_select_what_the_expressions_select() {
     assert!(legacy.items().iter().all(|i| i.len() == 2));
 }
 
+/// A ScanFilter operator and values, and the expression and placeholders
+/// meaning the same.
+type FilterCase = (
+    ComparisonOperator,
+    Vec<Av>,
+    &'static str,
+    Vec<(&'static str, Av)>,
+);
+
 #[tokio::test]
 async fn scan_filter_operators_match_their_expressions() {
     let local = start().await;
     seed(&local.client, "legacy-s").await;
-    let cases: Vec<(ComparisonOperator, Vec<Av>, &str, Vec<(&str, Av)>)> = vec![
+    let cases: Vec<FilterCase> = vec![
         (
             ComparisonOperator::Ne,
             vec![s("red")],
