@@ -22,6 +22,13 @@ pub enum DdbError {
     /// `reasons` is the `CancellationReasons` array, one entry per action.
     #[error("TransactionCanceledException")]
     TransactionCanceled { reasons: Vec<Value> },
+    /// The caller may not act on the resource (an ARN of another account or
+    /// service, as AWS answers TagResource and its kin).
+    #[error("AccessDeniedException: {0}")]
+    AccessDenied(String),
+    /// The continuous-backup operations' name for a missing table.
+    #[error("TableNotFoundException: {0}")]
+    TableNotFound(String),
     #[error("IdempotentParameterMismatchException: {0}")]
     IdempotentParameterMismatch(String),
     #[error("InternalServerError: {0}")]
@@ -56,6 +63,8 @@ impl From<DdbError> for AwsError {
             DdbError::Serialization(m) => client("SerializationException", m),
             DdbError::ResourceNotFound(m) => client("ResourceNotFoundException", m),
             DdbError::ResourceInUse(m) => client("ResourceInUseException", m),
+            DdbError::AccessDenied(m) => client("AccessDeniedException", m),
+            DdbError::TableNotFound(m) => client("TableNotFoundException", m),
             DdbError::IdempotentParameterMismatch(m) => {
                 client("IdempotentParameterMismatchException", m)
             }

@@ -2,6 +2,7 @@
 //! serialisable value. The local cloud writes it into its state file with the
 //! other services' snapshots (`infra/localcloud/src/state.rs`).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use dynamodb_lang::Item;
@@ -22,6 +23,11 @@ pub struct DynamoSnapshot {
 struct TableSnapshot {
     definition: CreateTableInput,
     ttl_attribute: Option<String>,
+    #[serde(default)]
+    tags: BTreeMap<String, String>,
+    /// Point-in-time recovery period in days, when enabled.
+    #[serde(default)]
+    recovery_days: Option<u32>,
     items: Vec<Item>,
 }
 
@@ -40,17 +46,22 @@ impl DynamoDb {
         DynamoSnapshot {
             tables: tables
                 .iter()
-                .map(|t| TableSnapshot {
-                    definition: t.def.input.clone(),
-                    ttl_attribute: t.ttl.read().clone(),
-                    items: t
-                        .state
-                        .read()
-                        .partitions
-                        .values()
-                        .flat_map(|p| p.values())
-                        .map(|s| (*s.item).clone())
-                        .collect(),
+                .map(|t| {
+                    let meta = t.meta.lock().clone();
+                    TableSnapshot {
+                        definition: t.def.input.clone(),
+                        ttl_attribute: t.ttl.read().clone(),
+                        tags: meta.tags,
+                        recovery_days: meta.recovery.map(|r| r.days),
+                        items: t
+                            .state
+                            .read()
+                            .partitions
+                            .values()
+                            .flat_map(|p| p.values())
+                            .map(|s| (*s.item).clone())
+                            .collect(),
+                    }
                 })
                 .collect(),
         }
@@ -72,6 +83,14 @@ impl DynamoDb {
             crate::ops::control::create_table(&db, &ctx, &body)?;
             let stored = db.table(table.definition.table_name.as_deref())?;
             *stored.ttl.write() = table.ttl_attribute;
+            {
+                let mut meta = stored.meta.lock();
+                meta.tags = table.tags;
+                meta.recovery = table.recovery_days.map(|days| crate::table::Recovery {
+                    days,
+                    since: crate::ops::control::now_seconds(),
+                });
+            }
             let mut state = stored.state.write();
             for item in table.items {
                 let key = stored.def.keys.key_of_new_item(&item)?;

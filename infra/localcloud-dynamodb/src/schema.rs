@@ -49,6 +49,13 @@ pub struct IndexSpec {
     pub provisioned_throughput: Option<Throughput>,
 }
 
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "PascalCase")]
+pub struct Tag {
+    pub key: String,
+    pub value: String,
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct CreateTableInput {
@@ -65,6 +72,13 @@ pub struct CreateTableInput {
     pub global_secondary_indexes: Option<Vec<IndexSpec>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub local_secondary_indexes: Option<Vec<IndexSpec>>,
+    /// Taken out at creation into the table's tags (`TableMeta`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<Tag>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deletion_protection_enabled: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table_class: Option<String>,
 }
 
 // ---- the validated definition ----
@@ -93,6 +107,9 @@ pub struct TableDef {
     pub read_capacity: i64,
     pub write_capacity: i64,
     pub created_at: f64,
+    pub deletion_protection: bool,
+    /// STANDARD or STANDARD_INFREQUENT_ACCESS, when set.
+    pub table_class: Option<String>,
     /// The request it was created from, kept for snapshots.
     pub input: CreateTableInput,
 }
@@ -134,6 +151,13 @@ impl TableDef {
         check_unique_index_names(&indexes)?;
         check_all_definitions_used(&input, &keys, &indexes)?;
         let pay_per_request = billing(&input)?;
+        let table_class = match input.table_class.as_deref() {
+            None => None,
+            Some(class @ ("STANDARD" | "STANDARD_INFREQUENT_ACCESS")) => Some(class.to_string()),
+            Some(other) => return Err(validation(format!(
+                "1 validation error detected: Value '{other}' at 'tableClass' failed to satisfy constraint: Member must satisfy enum value set: [STANDARD_INFREQUENT_ACCESS, STANDARD]"
+            ))),
+        };
         let (read_capacity, write_capacity) = match &input.provisioned_throughput {
             Some(t) => (
                 t.read_capacity_units.unwrap_or(0),
@@ -149,6 +173,8 @@ impl TableDef {
             read_capacity,
             write_capacity,
             created_at,
+            deletion_protection: input.deletion_protection_enabled.unwrap_or(false),
+            table_class,
             input,
         })
     }
@@ -186,8 +212,11 @@ impl TableDef {
             "ItemCount": stats.first().map_or(0, |s| s.0),
             "TableArn": arn,
             "TableId": table_id(&self.name, self.created_at),
-            "DeletionProtectionEnabled": false,
+            "DeletionProtectionEnabled": self.deletion_protection,
         });
+        if let Some(class) = &self.table_class {
+            table["TableClassSummary"] = json!({"TableClass": class});
+        }
         if self.pay_per_request {
             table["BillingModeSummary"] = json!({"BillingMode": "PAY_PER_REQUEST", "LastUpdateToPayPerRequestDateTime": self.created_at});
         }

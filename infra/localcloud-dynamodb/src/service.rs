@@ -12,7 +12,7 @@ use parking_lot::RwLock;
 
 use crate::capacity::MetricsRecorder;
 use crate::error::{validation, DdbError, DdbResult};
-use crate::ops::{batch, control, items, read, transact};
+use crate::ops::{backups, batch, control, items, read, tags, transact, update_table};
 use crate::registry::DynamoDb;
 use crate::ttl::spawn_sweeper;
 
@@ -56,6 +56,12 @@ impl DynamoDb {
             "DescribeTable" => control::describe_table(self, ctx, body),
             "ListTables" => control::list_tables(self, body),
             "DeleteTable" => control::delete_table(self, ctx, body),
+            "UpdateTable" => update_table::update_table(self, ctx, body),
+            "TagResource" => tags::tag_resource(self, ctx, body),
+            "UntagResource" => tags::untag_resource(self, ctx, body),
+            "ListTagsOfResource" => tags::list_tags(self, ctx, body),
+            "UpdateContinuousBackups" => backups::update_continuous_backups(self, body),
+            "DescribeContinuousBackups" => backups::describe_continuous_backups(self, body),
             "UpdateTimeToLive" => control::update_ttl(self, body),
             "DescribeTimeToLive" => control::describe_ttl(self, body),
             "GetItem" => items::get_item(self, body),
@@ -132,6 +138,12 @@ const KNOWN_OPERATIONS: &[&str] = &[
     "DescribeTable",
     "ListTables",
     "DeleteTable",
+    "UpdateTable",
+    "TagResource",
+    "UntagResource",
+    "ListTagsOfResource",
+    "UpdateContinuousBackups",
+    "DescribeContinuousBackups",
     "UpdateTimeToLive",
     "DescribeTimeToLive",
     "GetItem",

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use dynamodb_lang::{item_size, Item};
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 
 use crate::capacity::{write_units, WriteUnits};
 use crate::key::{KeyPart, PrimaryKey};
@@ -45,6 +45,24 @@ pub struct Table {
     pub state: RwLock<TableState>,
     /// The TTL attribute, when TTL is enabled.
     pub ttl: RwLock<Option<String>>,
+    /// Tags and backup settings: read and written by their own operations
+    /// only, never on the item path.
+    pub meta: Mutex<TableMeta>,
+}
+
+/// What a table has beside its definition and items: its tags
+/// (TagResource) and point-in-time recovery (UpdateContinuousBackups).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TableMeta {
+    pub tags: BTreeMap<String, String>,
+    pub recovery: Option<Recovery>,
+}
+
+/// Point-in-time recovery, when enabled: its period and since when (epoch seconds).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recovery {
+    pub days: u32,
+    pub since: f64,
 }
 
 impl Table {
@@ -57,6 +75,7 @@ impl Table {
                 ..TableState::default()
             }),
             ttl: RwLock::new(None),
+            meta: Mutex::new(TableMeta::default()),
         }
     }
 

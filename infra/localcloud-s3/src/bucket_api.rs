@@ -91,6 +91,15 @@ fn create(s3: &S3Service, call: &Call, name: &str) -> Result<HttpResponse, S3Err
     // A region other than us-east-1 must be named in the body.
     // https://docs.aws.amazon.com/AmazonS3/latest/API/API_CreateBucket.html
     let region = match constraint {
+        // us-east-1 is named by no constraint at all; naming it is invalid.
+        Some(c) if c == "us-east-1" => {
+            return Err(S3Error::new(
+                400,
+                "InvalidLocationConstraint",
+                "The specified location-constraint is not valid",
+            )
+            .with("LocationConstraint", c))
+        }
         Some(c) if c != call.ctx.region && call.ctx.region != "us-east-1" => {
             return Err(S3Error::new(
                 400,

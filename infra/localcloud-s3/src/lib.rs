@@ -13,6 +13,7 @@ mod address;
 mod api;
 mod bucket_api;
 mod chunked;
+mod copy_api;
 mod error;
 mod object_api;
 mod protocol;

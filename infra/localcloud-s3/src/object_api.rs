@@ -10,6 +10,7 @@ use http::Method;
 use localcloud_core::HttpResponse;
 use md5::{Digest, Md5};
 
+use crate::copy_api;
 use crate::error::S3Error;
 use crate::protocol::{empty, http_date, not_implemented, response, xml, Call, S3_NS};
 use crate::service::S3Service;
@@ -22,10 +23,14 @@ pub(crate) fn object(
     bucket: &str,
     key: &str,
 ) -> Result<HttpResponse, S3Error> {
+    let copy = call.header("x-amz-copy-source").is_some();
     match *call.method {
-        Method::PUT if call.has("uploadId") => upload_part(s3, call, bucket, key),
-        Method::PUT if call.header("x-amz-copy-source").is_some() => {
-            Err(not_implemented("CopyObject"))
+        Method::PUT if call.has("uploadId") => upload_part(s3, call, bucket, key, copy),
+        Method::PUT if call.has("tagging") => copy_api::put_tagging(s3, call, bucket, key),
+        Method::GET if call.has("tagging") => copy_api::get_tagging(s3, bucket, key),
+        Method::DELETE if call.has("tagging") => copy_api::delete_tagging(s3, bucket, key),
+        Method::PUT if copy && call.query.is_empty() => {
+            copy_api::copy_object(s3, call, bucket, key, metadata(call))
         }
         Method::PUT if call.query.is_empty() => put(s3, call, bucket, key),
         Method::GET | Method::HEAD
@@ -86,11 +91,12 @@ fn check_md5(call: &Call) -> Result<(), S3Error> {
 
 fn put(s3: &S3Service, call: &Call, bucket: &str, key: &str) -> Result<HttpResponse, S3Error> {
     check_md5(call)?;
-    let object = Object::new(
+    let mut object = Object::new(
         call.body.clone(),
         call.header("content-type").map(str::to_string),
         metadata(call),
     );
+    object.tags = copy_api::header_tags(call)?;
     let etag = object.etag.clone();
     s3.with_bucket(bucket, |b| {
         b.objects.insert(key.to_string(), object);
@@ -112,6 +118,9 @@ fn get(s3: &S3Service, call: &Call, bucket: &str, key: &str) -> Result<HttpRespo
         .header("accept-ranges", "bytes");
     for (name, value) in &object.metadata {
         builder = builder.header(format!("x-amz-meta-{name}"), value);
+    }
+    if !object.tags.is_empty() {
+        builder = builder.header("x-amz-tagging-count", object.tags.len());
     }
     let len = object.body.len();
     let body = match call.header("range").map(|r| byte_range(r, len)) {
@@ -191,8 +200,8 @@ fn upload_part(
     call: &Call,
     bucket: &str,
     key: &str,
+    copy: bool,
 ) -> Result<HttpResponse, S3Error> {
-    check_md5(call)?;
     let id = call.param("uploadId").unwrap_or_default();
     let number = call
         .param("partNumber")
@@ -203,6 +212,10 @@ fn upload_part(
                 "Part number must be an integer between 1 and 10000, inclusive",
             )
         })?;
+    if copy {
+        return copy_api::upload_part_copy(s3, call, bucket, key, number);
+    }
+    check_md5(call)?;
     let part = Object::new(call.body.clone(), None, BTreeMap::new());
     let etag = part.etag.clone();
     s3.with_bucket(bucket, |b| {

@@ -18,7 +18,12 @@ pub struct Object {
     pub content_type: String,
     /// `x-amz-meta-*` headers, without the prefix.
     pub metadata: BTreeMap<String, String>,
+    /// Object tags, in the order they were given.
+    pub tags: Tags,
 }
+
+/// An object's tags: (key, value) pairs with unique keys.
+pub type Tags = Vec<(String, String)>;
 
 impl Object {
     pub fn new(
@@ -33,6 +38,7 @@ impl Object {
             last_modified: Utc::now(),
             content_type: content_type.unwrap_or_else(|| "binary/octet-stream".into()),
             metadata,
+            tags: Tags::new(),
         }
     }
 }

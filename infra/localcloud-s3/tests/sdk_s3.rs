@@ -466,3 +466,401 @@ async fn an_aws_chunked_upload_is_stored_decoded() {
     );
     server.shutdown().await;
 }
+
+/// A local S3 with a path-style us-east-1 client and the named buckets.
+async fn with_buckets(names: &[&str]) -> (ServerHandle, Client) {
+    let (server, _) = start().await;
+    let s3 = client(&format!("http://{}", server.addr), "us-east-1", true);
+    for name in names {
+        s3.create_bucket().bucket(*name).send().await.unwrap();
+    }
+    (server, s3)
+}
+
+async fn body_of(s3: &Client, bucket: &str, key: &str) -> Vec<u8> {
+    s3.get_object()
+        .bucket(bucket)
+        .key(key)
+        .send()
+        .await
+        .unwrap()
+        .body
+        .collect()
+        .await
+        .unwrap()
+        .to_vec()
+}
+
+#[tokio::test]
+async fn copy_object_copies_within_and_across_buckets_with_non_ascii_keys() {
+    // GIVEN an object with metadata, a content type and a tag, under a non-ASCII key
+    let (_server, s3) = with_buckets(&["copy-src", "copy-dst"]).await;
+    let source = "dossier/été 2026+ünï.txt";
+    s3.put_object()
+        .bucket("copy-src")
+        .key(source)
+        .body(ByteStream::from_static(b"contents"))
+        .content_type("text/plain")
+        .metadata("owner", "ana")
+        .tagging("stage=raw")
+        .send()
+        .await
+        .unwrap();
+    // WHEN it is copied to the same bucket and to another one
+    let copy_source = format!("copy-src/{}", urlencode(source));
+    let same = s3
+        .copy_object()
+        .bucket("copy-src")
+        .key("copie/ça.txt")
+        .copy_source(&copy_source)
+        .send()
+        .await
+        .unwrap();
+    s3.copy_object()
+        .bucket("copy-dst")
+        .key(source)
+        .copy_source(&copy_source)
+        .send()
+        .await
+        .unwrap();
+    // THEN both copies hold the bytes, metadata, type and tags of the source
+    let etag = same.copy_object_result.unwrap().e_tag.unwrap();
+    assert_eq!(etag, format!("\"{}\"", md5_hex(b"contents")));
+    for (bucket, key) in [("copy-src", "copie/ça.txt"), ("copy-dst", source)] {
+        assert_eq!(body_of(&s3, bucket, key).await, b"contents");
+        let head = s3
+            .head_object()
+            .bucket(bucket)
+            .key(key)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(head.content_type(), Some("text/plain"));
+        assert_eq!(head.metadata().unwrap()["owner"], "ana");
+        let tags = s3
+            .get_object_tagging()
+            .bucket(bucket)
+            .key(key)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(tags.tag_set()[0].key(), "stage");
+    }
+}
+
+fn urlencode(key: &str) -> String {
+    key.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_.~/".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+fn md5_hex(bytes: &[u8]) -> String {
+    use md5::{Digest, Md5};
+    hex::encode(Md5::digest(bytes))
+}
+
+#[tokio::test]
+async fn copy_object_replaces_metadata_on_request_and_refuses_a_plain_self_copy() {
+    let (_server, s3) = with_buckets(&["copy-meta"]).await;
+    s3.put_object()
+        .bucket("copy-meta")
+        .key("k")
+        .body(ByteStream::from_static(b"x"))
+        .metadata("a", "1")
+        .send()
+        .await
+        .unwrap();
+    // WHEN copied onto itself without REPLACE THEN InvalidRequest
+    let err = s3
+        .copy_object()
+        .bucket("copy-meta")
+        .key("k")
+        .copy_source("copy-meta/k")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("InvalidRequest"));
+    // WHEN copied onto itself with REPLACE THEN the metadata is the request's
+    s3.copy_object()
+        .bucket("copy-meta")
+        .key("k")
+        .copy_source("copy-meta/k")
+        .metadata_directive(aws_sdk_s3::types::MetadataDirective::Replace)
+        .metadata("b", "2")
+        .send()
+        .await
+        .unwrap();
+    let head = s3
+        .head_object()
+        .bucket("copy-meta")
+        .key("k")
+        .send()
+        .await
+        .unwrap();
+    let metadata = head.metadata().unwrap();
+    assert_eq!(
+        (metadata.get("a"), metadata.get("b").map(String::as_str)),
+        (None, Some("2"))
+    );
+    // AND a missing source is NoSuchKey, a missing source bucket NoSuchBucket
+    let err = s3
+        .copy_object()
+        .bucket("copy-meta")
+        .key("k2")
+        .copy_source("copy-meta/absent")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("NoSuchKey"));
+    let err = s3
+        .copy_object()
+        .bucket("copy-meta")
+        .key("k2")
+        .copy_source("no-such-bucket-x/k")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("NoSuchBucket"));
+}
+
+#[tokio::test]
+async fn upload_part_copy_builds_a_multipart_object_from_ranges() {
+    // GIVEN a 6 MiB source object
+    let (_server, s3) = with_buckets(&["part-copy"]).await;
+    let source: Vec<u8> = (0..6 * 1024 * 1024).map(|i| (i % 251) as u8).collect();
+    s3.put_object()
+        .bucket("part-copy")
+        .key("big")
+        .body(ByteStream::from(source.clone()))
+        .send()
+        .await
+        .unwrap();
+    let upload = s3
+        .create_multipart_upload()
+        .bucket("part-copy")
+        .key("joined")
+        .send()
+        .await
+        .unwrap();
+    let id = upload.upload_id().unwrap();
+    // WHEN its first 5 MiB and then the rest are copied as two parts
+    let split = 5 * 1024 * 1024;
+    let mut parts = Vec::new();
+    for (number, range) in [
+        (1, format!("bytes=0-{}", split - 1)),
+        (2, format!("bytes={split}-{}", source.len() - 1)),
+    ] {
+        let out = s3
+            .upload_part_copy()
+            .bucket("part-copy")
+            .key("joined")
+            .upload_id(id)
+            .part_number(number)
+            .copy_source("part-copy/big")
+            .copy_source_range(range)
+            .send()
+            .await
+            .unwrap();
+        parts.push(
+            CompletedPart::builder()
+                .part_number(number)
+                .e_tag(out.copy_part_result.unwrap().e_tag.unwrap())
+                .build(),
+        );
+    }
+    s3.complete_multipart_upload()
+        .bucket("part-copy")
+        .key("joined")
+        .upload_id(id)
+        .multipart_upload(
+            CompletedMultipartUpload::builder()
+                .set_parts(Some(parts))
+                .build(),
+        )
+        .send()
+        .await
+        .unwrap();
+    // THEN the joined object is the source
+    assert_eq!(body_of(&s3, "part-copy", "joined").await, source);
+    // AND a range past the end is refused
+    let err = s3
+        .upload_part_copy()
+        .bucket("part-copy")
+        .key("joined2")
+        .upload_id(id)
+        .part_number(1)
+        .copy_source("part-copy/big")
+        .copy_source_range("bytes=0-99999999")
+        .send()
+        .await
+        .unwrap_err();
+    assert!(err.code().is_some());
+}
+
+#[tokio::test]
+async fn object_tags_are_put_read_and_deleted() {
+    let (_server, s3) = with_buckets(&["tagging"]).await;
+    s3.put_object()
+        .bucket("tagging")
+        .key("k")
+        .body(ByteStream::from_static(b"x"))
+        .send()
+        .await
+        .unwrap();
+    let tag = |k: &str, v: &str| {
+        aws_sdk_s3::types::Tag::builder()
+            .key(k)
+            .value(v)
+            .build()
+            .unwrap()
+    };
+    // WHEN two tags are put
+    s3.put_object_tagging()
+        .bucket("tagging")
+        .key("k")
+        .tagging(
+            aws_sdk_s3::types::Tagging::builder()
+                .tag_set(tag("env", "prod"))
+                .tag_set(tag("team", "a&b <c>"))
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    // THEN they are read back, counted on GetObject
+    let got = s3
+        .get_object_tagging()
+        .bucket("tagging")
+        .key("k")
+        .send()
+        .await
+        .unwrap();
+    let pairs: Vec<(&str, &str)> = got.tag_set().iter().map(|t| (t.key(), t.value())).collect();
+    assert_eq!(pairs, vec![("env", "prod"), ("team", "a&b <c>")]);
+    let object = s3
+        .get_object()
+        .bucket("tagging")
+        .key("k")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(object.tag_count(), Some(2));
+    // WHEN deleted THEN the set is empty
+    s3.delete_object_tagging()
+        .bucket("tagging")
+        .key("k")
+        .send()
+        .await
+        .unwrap();
+    let got = s3
+        .get_object_tagging()
+        .bucket("tagging")
+        .key("k")
+        .send()
+        .await
+        .unwrap();
+    assert!(got.tag_set().is_empty());
+    // AND tagging a missing object is NoSuchKey; eleven tags are InvalidTag
+    let err = s3
+        .get_object_tagging()
+        .bucket("tagging")
+        .key("absent")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("NoSuchKey"));
+    let mut eleven = aws_sdk_s3::types::Tagging::builder();
+    for i in 0..11 {
+        eleven = eleven.tag_set(tag(&format!("k{i}"), "v"));
+    }
+    let err = s3
+        .put_object_tagging()
+        .bucket("tagging")
+        .key("k")
+        .tagging(eleven.build().unwrap())
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("InvalidTag"));
+}
+
+#[tokio::test]
+async fn delete_bucket_removes_an_empty_bucket_only() {
+    let (_server, s3) = with_buckets(&["to-delete", "not-empty"]).await;
+    s3.put_object()
+        .bucket("not-empty")
+        .key("k")
+        .body(ByteStream::from_static(b"x"))
+        .send()
+        .await
+        .unwrap();
+    // WHEN each is deleted
+    s3.delete_bucket().bucket("to-delete").send().await.unwrap();
+    let err = s3
+        .delete_bucket()
+        .bucket("not-empty")
+        .send()
+        .await
+        .unwrap_err();
+    // THEN the empty one is gone, the other refused, and a missing one NoSuchBucket
+    assert_eq!(err.code(), Some("BucketNotEmpty"));
+    let err = s3
+        .head_bucket()
+        .bucket("to-delete")
+        .send()
+        .await
+        .unwrap_err();
+    assert!(err.as_service_error().is_some_and(|e| e.is_not_found()));
+    let err = s3
+        .delete_bucket()
+        .bucket("to-delete")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("NoSuchBucket"));
+}
+
+#[tokio::test]
+async fn us_east_1_is_named_by_no_location_constraint() {
+    let (_server, s3) = with_buckets(&[]).await;
+    // WHEN a bucket is created in us-east-1 naming us-east-1
+    let err = s3
+        .create_bucket()
+        .bucket("explicit-east")
+        .create_bucket_configuration(
+            CreateBucketConfiguration::builder()
+                .location_constraint(BucketLocationConstraint::from("us-east-1"))
+                .build(),
+        )
+        .send()
+        .await
+        .unwrap_err();
+    // THEN AWS's InvalidLocationConstraint
+    assert_eq!(err.code(), Some("InvalidLocationConstraint"));
+    // AND without a constraint its location reads back empty (us-east-1)
+    s3.create_bucket()
+        .bucket("implicit-east")
+        .send()
+        .await
+        .unwrap();
+    let location = s3
+        .get_bucket_location()
+        .bucket("implicit-east")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        location
+            .location_constraint()
+            .map(|c| c.as_str())
+            .unwrap_or(""),
+        ""
+    );
+}

@@ -13,7 +13,11 @@ use crate::capacity::{read_units, Consumed, ReturnCapacity};
 use crate::codec::{decode, encode};
 use crate::error::{validation, DdbResult};
 use crate::key::PrimaryKey;
-use crate::ops::common::{check_new_item, read_projection, reject_legacy, Names, NewItem, OutItem};
+use crate::ops::common::{
+    check_new_item, collection_metrics, item_collection_metrics, read_projection, Names, NewItem,
+    OutItem,
+};
+use crate::ops::legacy;
 use crate::registry::DynamoDb;
 use crate::table::Table;
 
@@ -29,7 +33,7 @@ struct KeysAndAttributes {
     expression_attribute_names: Names,
     #[serde(default)]
     consistent_read: bool,
-    attributes_to_get: Option<Value>,
+    attributes_to_get: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -65,6 +69,17 @@ pub fn batch_get(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     let input: BatchGetInput = decode(body)?;
     let capacity = ReturnCapacity::parse(input.return_consumed_capacity.as_deref())?;
     let requests = request_items(input.request_items)?;
+    // The families may not mix across the whole request, even on different tables.
+    legacy::reject_mix(
+        &[(
+            "AttributesToGet",
+            requests.values().any(|r| r.attributes_to_get.is_some()),
+        )],
+        &[(
+            "ProjectionExpression",
+            requests.values().any(|r| r.projection_expression.is_some()),
+        )],
+    )?;
     if requests.values().map(|r| r.keys.len()).sum::<usize>() > MAX_GET_KEYS {
         return Err(validation(
             "Too many items requested for the BatchGetItem call",
@@ -73,11 +88,13 @@ pub fn batch_get(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     let mut plans = Vec::new();
     for (name, request) in requests {
         let table = db.table(Some(&name))?;
-        reject_legacy(&[("AttributesToGet", request.attributes_to_get.is_some())])?;
-        let projection = read_projection(
+        let mut projection = read_projection(
             request.expression_attribute_names,
             request.projection_expression.as_deref(),
         )?;
+        if let Some(names) = request.attributes_to_get {
+            projection = Some(legacy::attributes_to_get(names)?);
+        }
         let keys = request
             .keys
             .iter()
@@ -145,6 +162,7 @@ struct WriteRequest {
 struct BatchWriteInput {
     request_items: Option<BTreeMap<String, Vec<WriteRequest>>>,
     return_consumed_capacity: Option<String>,
+    return_item_collection_metrics: Option<String>,
 }
 
 /// One write of a batch: the key and the new item (`None` deletes).
@@ -153,6 +171,7 @@ type KeyedWrite = (PrimaryKey, Option<Arc<Item>>);
 pub fn batch_write(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     let input: BatchWriteInput = decode(body)?;
     let capacity = ReturnCapacity::parse(input.return_consumed_capacity.as_deref())?;
+    let want_metrics = item_collection_metrics(input.return_item_collection_metrics.as_deref())?;
     let requests = request_items(input.request_items)?;
     let total: usize = requests.values().map(Vec::len).sum();
     if total > MAX_WRITES {
@@ -183,8 +202,14 @@ pub fn batch_write(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
         plans.push((table, ops));
     }
     let mut consumed_out = Vec::new();
+    let mut metrics_out = serde_json::Map::new();
     for (table, ops) in plans {
         let mut consumed = Consumed::default();
+        let keys: Vec<PrimaryKey> = if want_metrics {
+            ops.iter().map(|(k, _)| k.clone()).collect()
+        } else {
+            Vec::new()
+        };
         {
             let mut state = table.state.write();
             for (key, item) in ops {
@@ -194,10 +219,20 @@ pub fn batch_write(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
         }
         db.record(&table, "BatchWriteItem", &consumed);
         consumed_out.extend(consumed.to_json(&table.def, capacity));
+        let metrics: Vec<Value> = keys
+            .iter()
+            .filter_map(|k| collection_metrics(&table, k))
+            .collect();
+        if !metrics.is_empty() {
+            metrics_out.insert(table.def.name.clone(), Value::Array(metrics));
+        }
     }
     let mut out = json!({"UnprocessedItems": {}});
     if !consumed_out.is_empty() {
         out["ConsumedCapacity"] = Value::Array(consumed_out);
+    }
+    if want_metrics {
+        out["ItemCollectionMetrics"] = Value::Object(metrics_out);
     }
     encode(&out)
 }

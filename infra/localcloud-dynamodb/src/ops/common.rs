@@ -130,9 +130,11 @@ pub struct ItemRequest {
     pub return_values: Option<String>,
     pub return_values_on_condition_check_failure: Option<String>,
     pub return_consumed_capacity: Option<String>,
-    /// Legacy parameters, refused by [`reject_legacy`].
-    pub expected: Option<Value>,
-    pub attribute_updates: Option<Value>,
+    pub return_item_collection_metrics: Option<String>,
+    /// Legacy parameters (`ops/legacy.rs`).
+    pub expected: Option<crate::ops::legacy::Expected>,
+    pub attribute_updates: Option<crate::ops::legacy::AttributeUpdates>,
+    pub conditional_operator: Option<String>,
 }
 
 /// AWS refuses an update that would change a key attribute.
@@ -253,13 +255,14 @@ pub fn condition_failed(old: Option<&Arc<Item>>, return_old: bool) -> DdbError {
     DdbError::ConditionalCheckFailed { item }
 }
 
-/// Refuses the legacy (pre-expression) parameters rather than ignoring them.
-pub fn reject_legacy(present: &[(&str, bool)]) -> DdbResult<()> {
-    match present.iter().find(|(_, is_set)| *is_set) {
-        Some((name, _)) => Err(validation(format!(
-            "The legacy parameter {name} is not supported by the local cloud; use expressions"
+/// Whether a write answers ItemCollectionMetrics (`SIZE`) or not (`NONE`).
+pub fn item_collection_metrics(value: Option<&str>) -> DdbResult<bool> {
+    match value {
+        None | Some("NONE") => Ok(false),
+        Some("SIZE") => Ok(true),
+        Some(other) => Err(validation(format!(
+            "1 validation error detected: Value '{other}' at 'returnItemCollectionMetrics' failed to satisfy constraint: Member must satisfy enum value set: [SIZE, NONE]"
         ))),
-        None => Ok(()),
     }
 }
 
@@ -277,4 +280,28 @@ pub fn failed_write(old: Option<&Arc<Item>>) -> crate::capacity::Consumed {
         indexes: Vec::new(),
     };
     crate::capacity::Consumed::write(&units, 1.0)
+}
+
+/// The ItemCollectionMetrics of a write (ReturnItemCollectionMetrics=SIZE),
+/// which AWS answers only for tables with a local secondary index: the
+/// partition key and the collection's size in GB as an estimate range, the
+/// whole GB below and above it.
+/// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ItemCollectionMetrics.html
+pub fn collection_metrics(table: &crate::table::Table, key: &PrimaryKey) -> Option<Value> {
+    if table.def.indexes.iter().all(|ix| ix.global) {
+        return None;
+    }
+    let bytes: usize = {
+        let state = table.state.read();
+        let items: usize = state
+            .partitions
+            .get(&key.hash)
+            .map_or(0, |p| p.values().map(|s| s.size).sum());
+        items
+    };
+    let low = (bytes as f64 / (1u64 << 30) as f64).floor();
+    Some(serde_json::json!({
+        "ItemCollectionKey": table.def.keys.key_item(&key.hash, None),
+        "SizeEstimateRangeGB": [low, low + 1.0],
+    }))
 }

@@ -14,9 +14,11 @@ use crate::schema::{CreateTableInput, TableDef};
 use crate::table::Table;
 
 pub fn create_table(db: &DynamoDb, ctx: &RequestContext, body: &[u8]) -> DdbResult<Vec<u8>> {
-    let input: CreateTableInput = decode(body)?;
+    let mut input: CreateTableInput = decode(body)?;
+    let tags = crate::ops::tags::initial_tags(input.tags.take())?;
     let def = TableDef::from_input(input, now_seconds())?;
     let table = Arc::new(Table::new(def));
+    table.meta.lock().tags = tags;
     match db.tables.write().entry(table.def.name.clone()) {
         Entry::Occupied(_) => {
             return Err(DdbError::ResourceInUse(format!(
@@ -52,6 +54,10 @@ pub fn describe_table(db: &DynamoDb, ctx: &RequestContext, body: &[u8]) -> DdbRe
 pub fn delete_table(db: &DynamoDb, ctx: &RequestContext, body: &[u8]) -> DdbResult<Vec<u8>> {
     let input: TableNameInput = decode(body)?;
     let table = db.table(input.table_name.as_deref())?;
+    if table.def.deletion_protection {
+        // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/WorkingWithTables.Basics.html#WorkingWithTables.Basics.DeletionProtection
+        return Err(validation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first."));
+    }
     let removed = db.tables.write().remove(&table.def.name);
     let Some(removed) = removed else {
         return Err(table_not_found(&table.def.name));

@@ -12,10 +12,12 @@ use crate::codec::{decode, encode};
 use crate::error::{validation, DdbResult};
 use crate::key::PrimaryKey;
 use crate::ops::common::{
-    check_new_item, condition_failed, empty_item, failed_write, read_projection, reject_key_update,
-    reject_legacy, required_item, return_old_on_failure, write_expressions, ItemRequest, Names,
-    NewItem, OutItem, ReturnValues, WriteExpressions,
+    check_new_item, collection_metrics, condition_failed, empty_item, failed_write,
+    item_collection_metrics, read_projection, reject_key_update, required_item,
+    return_old_on_failure, write_expressions, ItemRequest, Names, NewItem, OutItem, ReturnValues,
+    WriteExpressions,
 };
+use crate::ops::legacy;
 use crate::registry::DynamoDb;
 use crate::table::Table;
 
@@ -29,7 +31,7 @@ struct GetItemInput {
     projection_expression: Option<String>,
     expression_attribute_names: Names,
     return_consumed_capacity: Option<String>,
-    attributes_to_get: Option<Value>,
+    attributes_to_get: Option<Vec<String>>,
 }
 
 #[derive(Serialize, Default)]
@@ -41,18 +43,29 @@ struct ItemOutput {
     attributes: Option<OutItem>,
     #[serde(skip_serializing_if = "Option::is_none")]
     consumed_capacity: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    item_collection_metrics: Option<Value>,
 }
 
 pub fn get_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     let input: GetItemInput = decode(body)?;
-    let table = db.table(input.table_name.as_deref())?;
-    reject_legacy(&[("AttributesToGet", input.attributes_to_get.is_some())])?;
     let capacity = ReturnCapacity::parse(input.return_consumed_capacity.as_deref())?;
+    legacy::reject_mix(
+        &[("AttributesToGet", input.attributes_to_get.is_some())],
+        &[(
+            "ProjectionExpression",
+            input.projection_expression.is_some(),
+        )],
+    )?;
+    let table = db.table(input.table_name.as_deref())?;
     let key = table.def.keys.key_from_request(&required_key(input.key)?)?;
-    let projection = read_projection(
+    let mut projection = read_projection(
         input.expression_attribute_names,
         input.projection_expression.as_deref(),
     )?;
+    if let Some(names) = input.attributes_to_get {
+        projection = Some(legacy::attributes_to_get(names)?);
+    }
 
     let found = table
         .state
@@ -83,39 +96,36 @@ fn required_key(key: Option<Item>) -> DdbResult<Item> {
 
 pub fn put_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     let mut input: ItemRequest = decode(body)?;
+    let options = WriteOptions::parse("PutItem", &input)?;
     let table = db.table(input.table_name.as_deref())?;
-    reject_legacy(&[("Expected", input.expected.is_some())])?;
     let item = required_item(input.item.take())?;
-    let write = ConditionalWrite::parse("PutItem", &mut input)?;
+    let write = ConditionalWrite::parse(options, &mut input)?;
     let key = check_new_item(&table.def, &item, NewItem::Put)?;
     let item = Arc::new(item);
     let written = write.write(db, &table, &key, |_| Ok(Some(item)))?;
-    write.answer_old(&table, written)
+    write.answer_old(&table, &key, written)
 }
 
 pub fn delete_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     let mut input: ItemRequest = decode(body)?;
+    let options = WriteOptions::parse("DeleteItem", &input)?;
     let table = db.table(input.table_name.as_deref())?;
-    reject_legacy(&[("Expected", input.expected.is_some())])?;
     let key = table
         .def
         .keys
         .key_from_request(&required_key(input.key.take())?)?;
-    let write = ConditionalWrite::parse("DeleteItem", &mut input)?;
+    let write = ConditionalWrite::parse(options, &mut input)?;
     let written = write.write(db, &table, &key, |_| Ok(None))?;
-    write.answer_old(&table, written)
+    write.answer_old(&table, &key, written)
 }
 
 pub fn update_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     let mut input: ItemRequest = decode(body)?;
+    let options = WriteOptions::parse("UpdateItem", &input)?;
     let table = db.table(input.table_name.as_deref())?;
-    reject_legacy(&[
-        ("Expected", input.expected.is_some()),
-        ("AttributeUpdates", input.attribute_updates.is_some()),
-    ])?;
     let key_item = required_key(input.key.take())?;
     let key = table.def.keys.key_from_request(&key_item)?;
-    let write = ConditionalWrite::parse("UpdateItem", &mut input)?;
+    let write = ConditionalWrite::parse(options, &mut input)?;
     reject_key_update(&table.def, write.update.as_ref())?;
     let updated: Vec<String> = write
         .update
@@ -145,7 +155,7 @@ pub fn update_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
         ReturnValues::UpdatedOld => old.map(|o| OutItem::Owned(only_updated(&o))),
         ReturnValues::UpdatedNew => Some(OutItem::Owned(only_updated(&new))),
     };
-    write.answer(&table, attributes, &consumed)
+    write.answer(&table, &key, attributes, &consumed)
 }
 
 /// What a write replaced, what it stored (`None`: deleted) and consumed.
@@ -159,35 +169,93 @@ struct Written {
 /// item at `key` replaced (or removed) if the condition holds on the stored
 /// item, checked and written under one lock, metered, and answered.
 struct ConditionalWrite {
-    operation: &'static str,
-    return_values: ReturnValues,
-    return_old: bool,
-    capacity: ReturnCapacity,
+    options: WriteOptions,
     update: Option<UpdateExpression>,
     condition: Option<Condition>,
 }
 
-impl ConditionalWrite {
+/// What a write asks back, checked (as AWS checks it) before its table is
+/// looked up.
+struct WriteOptions {
+    operation: &'static str,
+    return_values: ReturnValues,
+    return_old: bool,
+    capacity: ReturnCapacity,
+    collection_metrics: bool,
+}
+
+impl WriteOptions {
     /// Its ReturnValues, ReturnValuesOnConditionCheckFailure,
-    /// ReturnConsumedCapacity and expressions, checked in that order.
-    fn parse(operation: &'static str, input: &mut ItemRequest) -> DdbResult<Self> {
+    /// ReturnConsumedCapacity and ReturnItemCollectionMetrics, in that order,
+    /// then that legacy and expression parameters are not mixed.
+    fn parse(operation: &'static str, input: &ItemRequest) -> DdbResult<Self> {
         let takes_update = operation == "UpdateItem";
         let return_values = ReturnValues::parse(input.return_values.as_deref(), takes_update)?;
         let return_old =
             return_old_on_failure(input.return_values_on_condition_check_failure.as_deref())?;
         let capacity = ReturnCapacity::parse(input.return_consumed_capacity.as_deref())?;
-        let WriteExpressions { update, condition } = write_expressions(
-            input.expression_attribute_names.take(),
-            input.expression_attribute_values.take(),
-            input.update_expression.as_deref().filter(|_| takes_update),
-            input.condition_expression.as_deref(),
-            takes_update,
+        let collection_metrics =
+            item_collection_metrics(input.return_item_collection_metrics.as_deref())?;
+        legacy::reject_mix(
+            &[
+                ("Expected", input.expected.is_some()),
+                (
+                    "AttributeUpdates",
+                    takes_update && input.attribute_updates.is_some(),
+                ),
+                ("ConditionalOperator", input.conditional_operator.is_some()),
+            ],
+            &[
+                (
+                    "UpdateExpression",
+                    takes_update && input.update_expression.is_some(),
+                ),
+                ("ConditionExpression", input.condition_expression.is_some()),
+            ],
         )?;
         Ok(Self {
             operation,
             return_values,
             return_old,
             capacity,
+            collection_metrics,
+        })
+    }
+}
+
+impl std::ops::Deref for ConditionalWrite {
+    type Target = WriteOptions;
+
+    fn deref(&self) -> &WriteOptions {
+        &self.options
+    }
+}
+
+impl ConditionalWrite {
+    /// Its expressions, or the legacy parameters that stand for them.
+    fn parse(options: WriteOptions, input: &mut ItemRequest) -> DdbResult<Self> {
+        let takes_update = options.operation == "UpdateItem";
+        let WriteExpressions {
+            mut update,
+            mut condition,
+        } = write_expressions(
+            input.expression_attribute_names.take(),
+            input.expression_attribute_values.take(),
+            input.update_expression.as_deref().filter(|_| takes_update),
+            input.condition_expression.as_deref(),
+            takes_update,
+        )?;
+        if input.expected.is_some() || input.conditional_operator.is_some() {
+            condition = legacy::expected(
+                input.expected.take().unwrap_or_default(),
+                input.conditional_operator.as_deref(),
+            )?;
+        }
+        if let Some(updates) = input.attribute_updates.take().filter(|_| takes_update) {
+            update = Some(legacy::attribute_updates(updates)?);
+        }
+        Ok(Self {
+            options,
             update,
             condition,
         })
@@ -223,23 +291,29 @@ impl ConditionalWrite {
     }
 
     /// The answer of a PutItem or DeleteItem: the old item if ALL_OLD.
-    fn answer_old(&self, table: &Table, written: Written) -> DdbResult<Vec<u8>> {
+    fn answer_old(&self, table: &Table, key: &PrimaryKey, written: Written) -> DdbResult<Vec<u8>> {
         let attributes = written
             .old
             .filter(|_| self.return_values == ReturnValues::AllOld)
             .map(OutItem::Shared);
-        self.answer(table, attributes, &written.consumed)
+        self.answer(table, key, attributes, &written.consumed)
     }
 
     fn answer(
         &self,
         table: &Table,
+        key: &PrimaryKey,
         attributes: Option<OutItem>,
         consumed: &Consumed,
     ) -> DdbResult<Vec<u8>> {
         encode(&ItemOutput {
             attributes: attributes.filter(|a| !a.get().is_empty()),
             consumed_capacity: consumed.to_json(&table.def, self.capacity),
+            item_collection_metrics: if self.collection_metrics {
+                collection_metrics(table, key)
+            } else {
+                None
+            },
             ..Default::default()
         })
     }

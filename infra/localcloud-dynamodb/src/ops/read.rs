@@ -13,7 +13,8 @@ use crate::capacity::{read_units, Consumed, ReturnCapacity};
 use crate::codec::{decode, encode};
 use crate::error::{validation, DdbResult};
 use crate::key::{KeyPart, KeySchema, PrimaryKey};
-use crate::ops::common::{expression_context, reject_legacy, Names, OutItem, Values};
+use crate::ops::common::{expression_context, Names, OutItem, Values};
+use crate::ops::legacy;
 use crate::ops::walk::{index_keys, table_entries, Start, Walk};
 use crate::registry::DynamoDb;
 use crate::schema::{IndexDef, Projection as IndexProjection, TableDef};
@@ -40,10 +41,11 @@ struct ReadInput {
     return_consumed_capacity: Option<String>,
     segment: Option<i64>,
     total_segments: Option<i64>,
-    key_conditions: Option<Value>,
-    query_filter: Option<Value>,
-    scan_filter: Option<Value>,
-    attributes_to_get: Option<Value>,
+    key_conditions: Option<legacy::Conditions>,
+    query_filter: Option<legacy::Conditions>,
+    scan_filter: Option<legacy::Conditions>,
+    attributes_to_get: Option<Vec<String>>,
+    conditional_operator: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -83,15 +85,40 @@ pub fn scan(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
 }
 
 fn read(db: &DynamoDb, body: &[u8], is_query: bool) -> DdbResult<Vec<u8>> {
-    let input: ReadInput = decode(body)?;
-    let table = db.table(input.table_name.as_deref())?;
-    reject_legacy(&[
-        ("KeyConditions", input.key_conditions.is_some()),
-        ("QueryFilter", input.query_filter.is_some()),
-        ("ScanFilter", input.scan_filter.is_some()),
-        ("AttributesToGet", input.attributes_to_get.is_some()),
-    ])?;
+    let mut input: ReadInput = decode(body)?;
     let capacity = ReturnCapacity::parse(input.return_consumed_capacity.as_deref())?;
+    // Query ignores ScanFilter and Scan the Query-only members, as AWS
+    // ignores members an operation does not have.
+    let (key_conditions, legacy_filter) = if is_query {
+        (input.key_conditions.take(), input.query_filter.take())
+    } else {
+        (None, input.scan_filter.take())
+    };
+    let filter_name = if is_query {
+        "QueryFilter"
+    } else {
+        "ScanFilter"
+    };
+    legacy::reject_mix(
+        &[
+            ("AttributesToGet", input.attributes_to_get.is_some()),
+            ("KeyConditions", key_conditions.is_some()),
+            (filter_name, legacy_filter.is_some()),
+            ("ConditionalOperator", input.conditional_operator.is_some()),
+        ],
+        &[
+            (
+                "ProjectionExpression",
+                input.projection_expression.is_some(),
+            ),
+            ("FilterExpression", input.filter_expression.is_some()),
+            (
+                "KeyConditionExpression",
+                is_query && input.key_condition_expression.is_some(),
+            ),
+        ],
+    )?;
+    let table = db.table(input.table_name.as_deref())?;
     let def = &table.def;
     let index = match input.index_name.as_deref() {
         Some(name) => Some(def.index(name).ok_or_else(|| {
@@ -134,15 +161,16 @@ fn read(db: &DynamoDb, body: &[u8], is_query: bool) -> DdbResult<Vec<u8>> {
         input.projection_expression.is_some(),
     )?;
     let walk = if is_query {
-        let expr = input.key_condition_expression.as_deref().ok_or_else(|| {
-            validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
-        })?;
-        let kc = parse_key_condition(
-            expr,
-            &mut ctx,
-            &keys.hash.name,
-            keys.range.as_ref().map(|r| r.name.as_str()),
-        )?;
+        let range_key = keys.range.as_ref().map(|r| r.name.as_str());
+        let kc = match (input.key_condition_expression.as_deref(), key_conditions) {
+            (Some(expr), _) => parse_key_condition(expr, &mut ctx, &keys.hash.name, range_key)?,
+            (None, Some(conditions)) => {
+                legacy::key_conditions(conditions, &keys.hash.name, range_key)?
+            }
+            (None, None) => return Err(validation(
+                "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.",
+            )),
+        };
         let hash = KeyPart::from_value(&kc.hash_value, keys.hash.ty).ok_or_else(type_mismatch)?;
         if let (Some(range), Some(attr)) = (&kc.range, &keys.range) {
             if range_values(range)
@@ -162,29 +190,48 @@ fn read(db: &DynamoDb, body: &[u8], is_query: bool) -> DdbResult<Vec<u8>> {
             segment: segment(input.segment, input.total_segments)?,
         }
     };
-    let filter = input
+    let mut filter = input
         .filter_expression
         .as_deref()
         .map(|e| parse_filter(e, &mut ctx))
         .transpose()?;
+    let legacy_present = legacy_filter.is_some() || input.conditional_operator.is_some();
+    if legacy_present {
+        filter = legacy::filter(
+            legacy_filter.unwrap_or_default(),
+            input.conditional_operator.as_deref(),
+        )?;
+    }
     if let (true, Some(filter)) = (is_query, &filter) {
         if let Some(key) = referenced_attributes(filter)
             .into_iter()
             .find(|a| keys.is_key_attribute(a))
         {
-            return Err(validation(format!(
-                "Filter Expression can only contain non-primary key attributes: Primary key attribute: {key}"
-            )));
+            return Err(validation(if legacy_present {
+                format!("QueryFilter can only contain non-primary key attributes: Primary key attribute: {key}")
+            } else {
+                format!("Filter Expression can only contain non-primary key attributes: Primary key attribute: {key}")
+            }));
         }
     }
-    let projection = input
+    let mut projection = input
         .projection_expression
         .as_deref()
         .map(|e| parse_projection(e, &mut ctx))
         .transpose()?;
     ctx.check_all_used()?;
-    let (count_only, all_attributes) =
-        select(input.select.as_deref(), projection.is_some(), index)?;
+    let projection_name = match input.attributes_to_get.take() {
+        Some(names) => {
+            projection = Some(legacy::attributes_to_get(names)?);
+            "AttributesToGet"
+        }
+        None => "ProjectionExpression",
+    };
+    let (count_only, all_attributes) = select(
+        input.select.as_deref(),
+        projection.is_some().then_some(projection_name),
+        index,
+    )?;
     let plan = Plan {
         def,
         index,
@@ -289,14 +336,16 @@ fn segment(segment: Option<i64>, total: Option<i64>) -> DdbResult<Option<(u64, u
 /// (count only, all attributes) from Select.
 fn select(
     select: Option<&str>,
-    has_projection: bool,
+    projection: Option<&str>,
     index: Option<(usize, &IndexDef)>,
 ) -> DdbResult<(bool, bool)> {
+    let has_projection = projection.is_some();
+    let projection = projection.unwrap_or("ProjectionExpression");
     match select {
         None => Ok((false, index.is_none_or(|(_, ix)| ix.projection == IndexProjection::All))),
         Some("ALL_ATTRIBUTES") => {
             if has_projection {
-                return Err(validation("Cannot specify the ProjectionExpression when choosing to get ALL_ATTRIBUTES"));
+                return Err(validation(format!("Cannot specify the {projection} when choosing to get ALL_ATTRIBUTES")));
             }
             if let Some((_, ix)) = index.filter(|(_, ix)| ix.global && ix.projection != IndexProjection::All) {
                 return Err(validation(format!(
@@ -318,7 +367,7 @@ fn select(
         Some("SPECIFIC_ATTRIBUTES") => Ok((false, false)),
         Some("COUNT") => {
             if has_projection {
-                return Err(validation("Cannot specify the ProjectionExpression when choosing to get only the Count"));
+                return Err(validation(format!("Cannot specify the {projection} when choosing to get only the Count")));
             }
             Ok((true, false))
         }

@@ -39,6 +39,7 @@ struct TransactInput {
     transact_items: Option<Vec<TransactItem>>,
     client_request_token: Option<String>,
     return_consumed_capacity: Option<String>,
+    return_item_collection_metrics: Option<String>,
 }
 
 enum Kind {
@@ -253,6 +254,9 @@ fn parse_action(db: &DynamoDb, item: TransactItem) -> DdbResult<Action> {
 pub fn transact_write(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     let mut input: TransactInput = decode(body)?;
     let capacity = ReturnCapacity::parse(input.return_consumed_capacity.as_deref())?;
+    // Validated; the collections' sizes are answered by the single-item
+    // writes and BatchWriteItem only (docs/divergences-dynamodb.md).
+    crate::ops::common::item_collection_metrics(input.return_item_collection_metrics.as_deref())?;
     if let Some(token) = &input.client_request_token {
         if let Some(cached) = db.idempotency.lookup(token, body)? {
             return Ok(cached);

@@ -31,14 +31,14 @@ const CAPACITY_AS_AWS: &[&str] = &[
     "TransactGetItems",
 ];
 
-struct Endpoint {
+pub(crate) struct Endpoint {
     url: String,
     http: Client<HttpConnector, Full<Bytes>>,
 }
 
 /// (HTTP status, parsed body) of one JSON 1.0 call.
 impl Endpoint {
-    async fn call(&self, op: &str, body: &Value) -> (u16, Value) {
+    pub(crate) async fn call(&self, op: &str, body: &Value) -> (u16, Value) {
         let request = http::Request::post(&self.url)
             .header("content-type", "application/x-amz-json-1.0")
             .header("x-amz-target", format!("DynamoDB_20120810.{op}"))
@@ -58,7 +58,7 @@ impl Endpoint {
     }
 }
 
-fn endpoint(url: String) -> Endpoint {
+pub(crate) fn endpoint(url: String) -> Endpoint {
     Endpoint {
         url,
         http: Client::builder(TokioExecutor::new()).build_http(),
@@ -426,7 +426,7 @@ fn canonical_number(v: &mut Value) {
 
 /// `unordered`: Scan, and Query on the hash-only GSI, whose order among
 /// items sharing the index key AWS does not define.
-fn observable(unordered: bool, status: u16, mut body: Value) -> Value {
+pub(crate) fn observable(unordered: bool, status: u16, mut body: Value) -> Value {
     if status != 200 {
         let code = body["__type"]
             .as_str()
@@ -515,7 +515,7 @@ fn sort_ties(response: &mut Value, attr: &str) {
     }
 }
 
-fn message(body: &Value) -> String {
+pub(crate) fn message(body: &Value) -> String {
     body.get("message")
         .or_else(|| body.get("Message"))
         .and_then(Value::as_str)
