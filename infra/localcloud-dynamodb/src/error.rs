@@ -33,6 +33,11 @@ pub enum DdbError {
     IdempotentParameterMismatch(String),
     #[error("InternalServerError: {0}")]
     Internal(String),
+    /// The table the operation found was replaced by UpdateTable before
+    /// the operation took its lock: nothing was read or written, and
+    /// `DynamoDb::call` runs the operation again on the new table.
+    #[error("InternalServerError: the table was replaced while the request ran")]
+    TableReplaced,
 }
 
 pub type DdbResult<T> = Result<T, DdbError>;
@@ -94,6 +99,11 @@ impl From<DdbError> for AwsError {
                 http::StatusCode::INTERNAL_SERVER_ERROR,
                 format!("{PREFIX}InternalServerError"),
                 m,
+            ),
+            DdbError::TableReplaced => AwsError::new(
+                http::StatusCode::INTERNAL_SERVER_ERROR,
+                format!("{PREFIX}InternalServerError"),
+                "Internal server error: the table was updated while the request ran; retry it",
             ),
         }
     }

@@ -51,6 +51,18 @@ impl DynamoDb {
         operation: &str,
         body: &[u8],
     ) -> Result<Vec<u8>, DdbError> {
+        // An operation that found a table UpdateTable then replaced has read
+        // and written nothing: it runs again, on the new table.
+        let mut attempts = 0;
+        loop {
+            match self.run(ctx, operation, body) {
+                Err(DdbError::TableReplaced) if attempts < 8 => attempts += 1,
+                answer => return answer,
+            }
+        }
+    }
+
+    fn run(&self, ctx: &RequestContext, operation: &str, body: &[u8]) -> Result<Vec<u8>, DdbError> {
         match operation {
             "CreateTable" => control::create_table(self, ctx, body),
             "DescribeTable" => control::describe_table(self, ctx, body),

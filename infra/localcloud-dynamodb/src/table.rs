@@ -9,6 +9,7 @@ use dynamodb_lang::{item_size, Item};
 use parking_lot::{Mutex, RwLock};
 
 use crate::capacity::{write_units, WriteUnits};
+use crate::error::{DdbError, DdbResult};
 use crate::key::{KeyPart, PrimaryKey};
 use crate::schema::{IndexDef, Projection, TableDef};
 
@@ -38,6 +39,9 @@ pub struct TableState {
     pub count: usize,
     pub bytes: usize,
     pub indexes: Vec<IndexState>,
+    /// UpdateTable moved the items to a table of the new definition: an
+    /// operation that still holds this table must look the table up again.
+    pub retired: bool,
 }
 
 pub struct Table {
@@ -77,6 +81,25 @@ impl Table {
             ttl: RwLock::new(None),
             meta: Mutex::new(TableMeta::default()),
         }
+    }
+
+    /// The items, for reading; `TableReplaced` once UpdateTable has moved
+    /// them to a new table (the caller runs its operation again).
+    pub fn read_state(&self) -> DdbResult<parking_lot::RwLockReadGuard<'_, TableState>> {
+        let state = self.state.read();
+        if state.retired {
+            return Err(DdbError::TableReplaced);
+        }
+        Ok(state)
+    }
+
+    /// The items, for writing; `TableReplaced` as [`Table::read_state`].
+    pub fn write_state(&self) -> DdbResult<parking_lot::RwLockWriteGuard<'_, TableState>> {
+        let state = self.state.write();
+        if state.retired {
+            return Err(DdbError::TableReplaced);
+        }
+        Ok(state)
     }
 
     /// (item count, bytes) of the table and then of each index.

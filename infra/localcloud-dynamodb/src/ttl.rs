@@ -69,7 +69,10 @@ fn sweep_table(table: &Table, now: u64) -> usize {
     if candidates.is_empty() {
         return 0;
     }
-    let mut state = table.state.write();
+    // A table UpdateTable replaced meanwhile: the next sweep finds the new one.
+    let Ok(mut state) = table.write_state() else {
+        return 0;
+    };
     let mut deleted = 0;
     for key in candidates {
         if state.get(&key).is_some_and(|s| expired(&s.item)) {

@@ -114,7 +114,7 @@ pub fn batch_get(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
         let mut units = 0.0;
         let mut found = Vec::new();
         {
-            let state = table.state.read();
+            let state = table.read_state()?;
             for key in &keys {
                 let stored = state.get(key);
                 units += read_units(stored.map_or(0, |s| s.size), consistent);
@@ -211,7 +211,7 @@ pub fn batch_write(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
             Vec::new()
         };
         {
-            let mut state = table.state.write();
+            let mut state = table.write_state()?;
             for (key, item) in ops {
                 let (_, units) = state.write(&table.def, &key, item);
                 consumed.add(&Consumed::write(&units, 1.0));

@@ -272,7 +272,7 @@ impl ConditionalWrite {
         new_item: impl FnOnce(Option<&Arc<Item>>) -> DdbResult<Option<Arc<Item>>>,
     ) -> DdbResult<Written> {
         let (old, new, units) = {
-            let mut state = table.state.write();
+            let mut state = table.write_state()?;
             let old = state.get(key).map(|s| s.item.clone());
             if let Some(condition) = &self.condition {
                 if !condition.evaluate(old.as_deref().unwrap_or(empty_item()))? {

@@ -248,7 +248,7 @@ fn read(db: &DynamoDb, body: &[u8], is_query: bool) -> DdbResult<Vec<u8>> {
         .map(|k| start_position(def, keys, index.is_some(), k))
         .transpose()?;
     let page = {
-        let state = table.state.read();
+        let state = table.read_state()?;
         plan.run(&table, &state, &walk, start)?
     };
     let units = read_units(page.scanned_bytes, plan.consistent);

@@ -116,7 +116,10 @@ pub fn transact_get(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
         return Err(multiple_operations());
     }
     let tables = sorted_tables(gets.iter().map(|g| &g.0));
-    let guards: Vec<_> = tables.iter().map(|t| t.state.read()).collect();
+    let guards = tables
+        .iter()
+        .map(|t| t.read_state())
+        .collect::<DdbResult<Vec<_>>>()?;
     let state_of = |table: &Table| -> &TableState {
         let i = tables
             .iter()
@@ -274,7 +277,10 @@ pub fn transact_write(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
         return Err(multiple_operations());
     }
     let tables = sorted_tables(actions.iter().map(|a| &a.table));
-    let mut guards: Vec<_> = tables.iter().map(|t| t.state.write()).collect();
+    let mut guards = tables
+        .iter()
+        .map(|t| t.write_state())
+        .collect::<DdbResult<Vec<_>>>()?;
     let slot = |table: &Table| {
         tables
             .iter()
