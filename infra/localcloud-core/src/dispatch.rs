@@ -47,9 +47,9 @@ pub trait PathService: Send + Sync + 'static {
 }
 
 /// Looks at every request before any service does: who signed it and
-/// whether they may (IAM). `Err` is the response that answers instead.
+/// whether they may (IAM). `Some` is the response that answers instead.
 pub trait Guard: Send + Sync + 'static {
-    fn check(&self, request: &HttpRequest) -> Result<(), HttpResponse>;
+    fn check(&self, request: &HttpRequest) -> Option<HttpResponse>;
 }
 
 #[derive(Default, Clone)]
@@ -130,7 +130,7 @@ impl Dispatcher {
 impl Handler for Dispatcher {
     async fn call(&self, request: HttpRequest) -> HttpResponse {
         if let Some(guard) = &self.guard {
-            if let Err(refused) = guard.check(&request) {
+            if let Some(refused) = guard.check(&request) {
                 return refused;
             }
         }
@@ -277,13 +277,15 @@ mod tests {
     struct NoFail;
 
     impl Guard for NoFail {
-        fn check(&self, request: &HttpRequest) -> Result<(), HttpResponse> {
+        fn check(&self, request: &HttpRequest) -> Option<HttpResponse> {
             match request.headers().get("x-amz-target") {
-                Some(t) if t == "Echo_1.Fail" => Err(http::Response::builder()
-                    .status(StatusCode::FORBIDDEN)
-                    .body(Bytes::from_static(b"refused"))
-                    .unwrap()),
-                _ => Ok(()),
+                Some(t) if t == "Echo_1.Fail" => Some(
+                    http::Response::builder()
+                        .status(StatusCode::FORBIDDEN)
+                        .body(Bytes::from_static(b"refused"))
+                        .unwrap(),
+                ),
+                _ => None,
             }
         }
     }

@@ -155,12 +155,10 @@ impl Base {
     fn positive_match(self, policy: &str, request: &str) -> bool {
         use std::cmp::Ordering::*;
         let numeric = || {
-            Some(
-                request
-                    .parse::<f64>()
-                    .ok()?
-                    .partial_cmp(&policy.parse::<f64>().ok()?)?,
-            )
+            request
+                .parse::<f64>()
+                .ok()?
+                .partial_cmp(&policy.parse::<f64>().ok()?)
         };
         let date = || Some(date(request)?.cmp(&date(policy)?));
         match self {

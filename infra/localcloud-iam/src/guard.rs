@@ -161,19 +161,19 @@ impl Iam {
 }
 
 impl Guard for Iam {
-    fn check(&self, request: &HttpRequest) -> Result<(), HttpResponse> {
+    fn check(&self, request: &HttpRequest) -> Option<HttpResponse> {
         if self.mode == Mode::Off {
-            return Ok(());
+            return None;
         }
         let session = match self.caller(request) {
-            Ok(Caller::Administrator) => return Ok(()),
+            Ok(Caller::Administrator) => return None,
             Ok(Caller::Session(session)) => session,
             Err((refusal, service)) => {
-                return Err(refusal.response(Self::protocol(request, &service), &new_request_id()))
+                return Some(refusal.response(Self::protocol(request, &service), &new_request_id()))
             }
         };
         let Principal::AssumedRole { role, session_name } = &session.principal else {
-            return Ok(());
+            return None;
         };
         let auth = request
             .headers()
@@ -213,7 +213,7 @@ impl Guard for Iam {
             };
             match self.mode {
                 Mode::Enforce => {
-                    return Err(refusal.response(call.protocol, &new_request_id()));
+                    return Some(refusal.response(call.protocol, &new_request_id()));
                 }
                 Mode::Warn | Mode::Off => {
                     let (_, _, message) = refusal.parts(call.protocol);
@@ -221,7 +221,7 @@ impl Guard for Iam {
                 }
             }
         }
-        Ok(())
+        None
     }
 }
 
@@ -276,8 +276,8 @@ mod tests {
     #[test]
     fn a_role_session_is_allowed_what_its_policies_allow_and_recorded() {
         let (iam, creds) = iam_with_reader(Mode::Enforce);
-        assert!(iam.check(&dynamodb_call("GetItem", &creds)).is_ok());
-        let refused = iam.check(&dynamodb_call("PutItem", &creds)).unwrap_err();
+        assert!(iam.check(&dynamodb_call("GetItem", &creds)).is_none());
+        let refused = iam.check(&dynamodb_call("PutItem", &creds)).unwrap();
         assert_eq!(refused.status(), 400);
         assert_eq!(
             code(&refused),
@@ -291,10 +291,10 @@ mod tests {
     #[test]
     fn warn_mode_answers_and_records_off_mode_does_neither() {
         let (iam, creds) = iam_with_reader(Mode::Warn);
-        assert!(iam.check(&dynamodb_call("PutItem", &creds)).is_ok());
+        assert!(iam.check(&dynamodb_call("PutItem", &creds)).is_none());
         assert_eq!(iam.usage.by_role()[0].denied().len(), 1);
         let (iam, creds) = iam_with_reader(Mode::Off);
-        assert!(iam.check(&dynamodb_call("PutItem", &creds)).is_ok());
+        assert!(iam.check(&dynamodb_call("PutItem", &creds)).is_none());
         assert!(iam.usage.by_role().is_empty());
     }
 
@@ -304,7 +304,7 @@ mod tests {
         // A body changed after signing.
         let (parts, _) = dynamodb_call("GetItem", &creds).into_parts();
         let tampered = http::Request::from_parts(parts, bytes::Bytes::from_static(b"{}"));
-        let refused = iam.check(&tampered).unwrap_err();
+        let refused = iam.check(&tampered).unwrap();
         assert_eq!(
             code(&refused),
             "com.amazon.coral.service#InvalidSignatureException"
@@ -314,7 +314,7 @@ mod tests {
             access_key_id: "ASIAZZZZZZZZZZZZZZZZ".into(),
             ..creds.clone()
         };
-        let refused = iam.check(&dynamodb_call("GetItem", &unknown)).unwrap_err();
+        let refused = iam.check(&dynamodb_call("GetItem", &unknown)).unwrap();
         assert_eq!(
             code(&refused),
             "com.amazon.coral.service#UnrecognizedClientException"
@@ -324,7 +324,7 @@ mod tests {
             access_key_id: "AKIDEXAMPLE".into(),
             ..creds
         };
-        assert!(iam.check(&dynamodb_call("PutItem", &admin)).is_ok());
+        assert!(iam.check(&dynamodb_call("PutItem", &admin)).is_none());
     }
 
     #[test]

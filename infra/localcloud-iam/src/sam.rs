@@ -292,11 +292,7 @@ mod tests {
         assert!(evaluate(&docs, &Request::new("sqs:SendMessage", queue)).allowed());
         assert!(evaluate(&docs, &Request::new("sqs:SendMessageBatch", queue)).allowed());
         assert!(!evaluate(&docs, &Request::new("sqs:ReceiveMessage", queue)).allowed());
-        assert!(!evaluate(
-            &docs,
-            &Request::new("sqs:SendMessage", &format!("{queue}2"))
-        )
-        .allowed());
+        assert!(!evaluate(&docs, &Request::new("sqs:SendMessage", format!("{queue}2"))).allowed());
     }
 
     #[test]

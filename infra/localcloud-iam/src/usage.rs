@@ -16,10 +16,13 @@ pub struct Counts {
     pub denied: u64,
 }
 
+/// Counts by (action, resource).
+pub type Calls = BTreeMap<(String, String), Counts>;
+
 /// Calls by (role, session), then by (action, resource).
 #[derive(Debug, Default)]
 pub struct Usage {
-    calls: Mutex<BTreeMap<(String, String), BTreeMap<(String, String), Counts>>>,
+    calls: Mutex<BTreeMap<(String, String), Calls>>,
 }
 
 /// One grant (an action pattern on a resource pattern of an `Allow`
@@ -38,7 +41,7 @@ pub struct RoleUsage {
     /// Session names (a function's name for its execution role).
     pub sessions: Vec<String>,
     /// (action, resource) -> counts.
-    pub calls: BTreeMap<(String, String), Counts>,
+    pub calls: Calls,
 }
 
 impl Usage {
