@@ -46,11 +46,18 @@ pub trait PathService: Send + Sync + 'static {
     async fn handle(&self, request: HttpRequest) -> Result<HttpResponse, HttpRequest>;
 }
 
+/// Looks at every request before any service does: who signed it and
+/// whether they may (IAM). `Some` is the response that answers instead.
+pub trait Guard: Send + Sync + 'static {
+    fn check(&self, request: &HttpRequest) -> Option<HttpResponse>;
+}
+
 #[derive(Default, Clone)]
 pub struct Dispatcher {
     json: Vec<Arc<dyn JsonService>>,
     paths: Vec<Arc<dyn PathService>>,
     latency: Option<Arc<LatencyProfile>>,
+    guard: Option<Arc<dyn Guard>>,
 }
 
 /// `POST /2015-03-31/functions/{name}/invocations`: the Lambda Invoke API.
@@ -77,6 +84,12 @@ impl Dispatcher {
     /// Delays every DynamoDB, SQS and Invoke call as the profile says.
     pub fn with_latency(mut self, profile: Arc<LatencyProfile>) -> Self {
         self.latency = Some(profile);
+        self
+    }
+
+    /// Checks every request with `guard` first.
+    pub fn with_guard(mut self, guard: Arc<dyn Guard>) -> Self {
+        self.guard = Some(guard);
         self
     }
 
@@ -116,6 +129,11 @@ impl Dispatcher {
 #[async_trait]
 impl Handler for Dispatcher {
     async fn call(&self, request: HttpRequest) -> HttpResponse {
+        if let Some(guard) = &self.guard {
+            if let Some(refused) = guard.check(&request) {
+                return refused;
+            }
+        }
         let target = request
             .headers()
             .get("x-amz-target")
@@ -254,6 +272,32 @@ mod tests {
         )
         .await;
         assert!(undelayed.is_ok());
+    }
+
+    struct NoFail;
+
+    impl Guard for NoFail {
+        fn check(&self, request: &HttpRequest) -> Option<HttpResponse> {
+            match request.headers().get("x-amz-target") {
+                Some(t) if t == "Echo_1.Fail" => Some(
+                    http::Response::builder()
+                        .status(StatusCode::FORBIDDEN)
+                        .body(Bytes::from_static(b"refused"))
+                        .unwrap(),
+                ),
+                _ => None,
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_guard_answers_instead_of_the_service_when_it_refuses() {
+        let guarded = dispatcher().with_guard(Arc::new(NoFail));
+        let refused = guarded.call(json_request("Echo_1.Fail")).await;
+        assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+        assert_eq!(&refused.body()[..], b"refused");
+        let passed = guarded.call(json_request("Echo_1.Ping")).await;
+        assert_eq!(passed.status(), StatusCode::OK);
     }
 
     #[tokio::test]

@@ -15,7 +15,7 @@ pub mod url;
 pub mod xml;
 
 pub use context::RequestContext;
-pub use dispatch::{Dispatcher, JsonService, PathService};
+pub use dispatch::{Dispatcher, Guard, JsonService, PathService};
 pub use error::AwsError;
 pub use invoke::{InvocationType, InvokeError, InvokeRequest, InvokeResponse, Invoker};
 pub use latency::LatencyProfile;

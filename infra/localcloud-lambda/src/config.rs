@@ -41,6 +41,10 @@ pub struct LambdaConfig {
     /// size as on AWS (the default), or unthrottled (`Off`).
     pub cpu_share: CpuShare,
     pub functions: Vec<FunctionConfig>,
+    /// The execution role's temporary credentials each function's
+    /// environments get (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
+    /// `AWS_SESSION_TOKEN`), by function name; without, `test` ones.
+    pub credentials: BTreeMap<String, BTreeMap<String, String>>,
     /// Lambda Managed Instances' capacity providers; a managed function whose
     /// provider is not here gets a fleet of its own of the default type.
     pub capacity_providers: Vec<CapacityProvider>,
@@ -82,6 +86,7 @@ impl Default for LambdaConfig {
             max_records: 1_000_000,
             cpu_share: CpuShare::default(),
             functions: Vec::new(),
+            credentials: BTreeMap::new(),
             capacity_providers: Vec::new(),
             managed_cpu_target: localcloud_metrics::instances::DEFAULT_TARGET_CPU_UTILISATION,
             managed_scale_in_after: crate::scaler::SCALE_IN_AFTER,

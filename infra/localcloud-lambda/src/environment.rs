@@ -447,6 +447,9 @@ pub fn variables(
     if let Some(endpoint) = &service.endpoint_url {
         vars.insert("AWS_ENDPOINT_URL".into(), endpoint.clone());
     }
+    if let Some(role) = service.credentials.get(&function.name) {
+        vars.extend(role.clone());
+    }
     vars.extend(function.environment.clone());
     let reserved = [
         ("AWS_REGION", service.region.clone()),

@@ -20,7 +20,7 @@ mod protocol;
 mod service;
 mod store;
 
-pub use address::parse_url;
+pub use address::{address, parse_url, Address};
 pub use error::S3Error;
 pub use service::S3Service;
 pub use store::{valid_bucket_name, Bucket, Object, Setting};

@@ -281,8 +281,10 @@ fn statement(s: &Value) -> Result<Vec<Grant>, String> {
             v => as_text(v).map(|s| vec![s]),
         }
     };
+    // What a NotAction or NotResource statement grants is no list of
+    // targets; IAM evaluates it (localcloud-iam), least privilege ignores it.
     if s.get("NotAction").is_some() || s.get("NotResource").is_some() {
-        return Err("NotAction and NotResource are not supported locally".into());
+        return Ok(Vec::new());
     }
     let allow = match s.get("Effect").and_then(Value::as_str) {
         Some("Allow") => true,

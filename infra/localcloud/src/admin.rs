@@ -21,15 +21,25 @@ pub struct Admin {
     dynamodb: Arc<DynamoDb>,
     sqs: Arc<SqsService>,
     stack: Option<Arc<Stack>>,
+    iam: Arc<localcloud_iam::Iam>,
+    deployments: Arc<crate::deploy::Deployments>,
     started: std::time::Instant,
 }
 
 impl Admin {
-    pub fn new(dynamodb: Arc<DynamoDb>, sqs: Arc<SqsService>, stack: Option<Arc<Stack>>) -> Self {
+    pub fn new(
+        dynamodb: Arc<DynamoDb>,
+        sqs: Arc<SqsService>,
+        stack: Option<Arc<Stack>>,
+        iam: Arc<localcloud_iam::Iam>,
+        deployments: Arc<crate::deploy::Deployments>,
+    ) -> Self {
         Self {
             dynamodb,
             sqs,
             stack,
+            iam,
+            deployments,
             started: std::time::Instant::now(),
         }
     }
@@ -85,11 +95,19 @@ impl PathService for Admin {
                 let (status, body) = crate::faults::inject(self.stack.as_deref(), request.body());
                 json_response(status, body)
             }
+            (&Method::GET, "iam") => json_response(
+                StatusCode::OK,
+                crate::iam_report::report(&self.iam, &self.deployments),
+            ),
+            (&Method::POST, "iam/reset") => {
+                self.iam.usage.clear();
+                json_response(StatusCode::OK, json!({"reset": true}))
+            }
             (&Method::POST, "reset") => {
                 self.reset();
                 json_response(StatusCode::OK, json!({"reset": true}))
             }
-            (_, "health" | "metrics" | "reset" | "faults") => json_response(
+            (_, "health" | "metrics" | "reset" | "faults" | "iam" | "iam/reset") => json_response(
                 StatusCode::METHOD_NOT_ALLOWED,
                 json!({"message": format!("{} is not allowed on {PREFIX}{action}", request.method())}),
             ),

@@ -60,6 +60,7 @@ pub struct Deployer {
     pub state_dir: PathBuf,
     pub deployments: Arc<Deployments>,
     pub cpu_share: localcloud_lambda::CpuShare,
+    pub iam: Arc<localcloud_iam::Iam>,
 }
 
 impl Deployer {
@@ -72,6 +73,7 @@ impl Deployer {
             account_id: d.account_id.clone(),
             imports: d.imports.clone(),
             generate_no_echo: false,
+            iam: Some(self.iam.clone()),
             log_dir: self.state_dir.join("logs"),
             cpu_share: self.cpu_share,
             ..StackConfig::new(PathBuf::from("template.yaml"))
@@ -404,7 +406,9 @@ fn template_failure(e: &TemplateError) -> Failure {
 
 fn stack_failure(e: StackError) -> Failure {
     let logical_id = match &e {
-        StackError::MissingBinary { function, .. } => Some(function.clone()),
+        StackError::MissingBinary { function, .. } | StackError::Policy { function, .. } => {
+            Some(function.clone())
+        }
         StackError::Template(t) => return template_failure(t),
         _ => None,
     };

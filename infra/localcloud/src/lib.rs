@@ -13,7 +13,9 @@ mod code;
 pub mod deploy;
 pub mod faults;
 pub mod gateways;
+pub mod iam_report;
 mod lambda_api;
+mod roles;
 pub mod schedules;
 pub mod stack;
 mod stack_error;
@@ -55,6 +57,9 @@ pub struct LocalCloudConfig {
     pub state_dir: PathBuf,
     /// How every stack's execution environments get CPU (`--cpu-share`).
     pub cpu_share: localcloud_lambda::CpuShare,
+    /// `--iam`: calls signed with a function role's credentials are
+    /// enforced (the default), only warned about, or not checked.
+    pub iam: localcloud_iam::Mode,
 }
 
 impl Default for LocalCloudConfig {
@@ -67,6 +72,7 @@ impl Default for LocalCloudConfig {
             latency: None,
             state_dir: PathBuf::from(".localcloud"),
             cpu_share: localcloud_lambda::CpuShare::default(),
+            iam: localcloud_iam::Mode::default(),
         }
     }
 }
@@ -104,6 +110,7 @@ pub struct LocalCloud {
     stack: Option<Arc<Stack>>,
     deployments: Arc<Deployments>,
     state_file: Option<PathBuf>,
+    iam: Arc<localcloud_iam::Iam>,
 }
 
 impl LocalCloud {
@@ -128,11 +135,13 @@ impl LocalCloud {
             dynamodb: DynamoDb::new(config.dynamodb.clone()),
             sqs: Arc::new(SqsService::new(endpoint)),
         });
+        let iam = Arc::new(localcloud_iam::Iam::new(config.iam));
         let stack = match &config.stack {
             Some(stack_config) => Some(Arc::new(
                 Stack::start(
                     &StackConfig {
                         cpu_share: config.cpu_share,
+                        iam: Some(iam.clone()),
                         ..stack_config.clone()
                     },
                     addr,
@@ -156,9 +165,16 @@ impl LocalCloud {
             state_dir: config.state_dir.clone(),
             deployments: deployments.clone(),
             cpu_share: config.cpu_share,
+            iam: iam.clone(),
         };
         let cloudformation = localcloud_cloudformation::CloudFormation::new(Arc::new(deployer));
-        let admin = Arc::new(Admin::new(dynamodb.clone(), sqs.clone(), stack.clone()));
+        let admin = Arc::new(Admin::new(
+            dynamodb.clone(),
+            sqs.clone(),
+            stack.clone(),
+            iam.clone(),
+            deployments.clone(),
+        ));
         let mut dispatcher = Dispatcher::new()
             .with_json(dynamodb.clone())
             .with_json(sqs.clone())
@@ -166,8 +182,9 @@ impl LocalCloud {
             .with_path(Arc::new(lambda_api::LambdaApi(deployments.clone())))
             .with_path(Arc::new(apigw_api::ApiGatewayApi(deployments.clone())))
             .with_path(Arc::new(cloudformation))
-            .with_path(Arc::new(localcloud_cloudformation::Sts))
-            .with_path(s3.clone());
+            .with_path(Arc::new(localcloud_cloudformation::Sts::new(iam.clone())))
+            .with_path(s3.clone())
+            .with_guard(iam.clone());
         if let Some(profile) = &config.latency {
             dispatcher = dispatcher.with_latency(profile.clone());
         }
@@ -181,7 +198,13 @@ impl LocalCloud {
             stack,
             deployments,
             state_file: config.state_file,
+            iam,
         })
+    }
+
+    /// IAM: roles, sessions and what each was allowed or denied.
+    pub fn iam(&self) -> &Arc<localcloud_iam::Iam> {
+        &self.iam
     }
 
     pub fn addr(&self) -> SocketAddr {

@@ -52,6 +52,12 @@ enum Command {
         /// `model`, that model always; `off`, unthrottled on this machine's cores.
         #[arg(long, default_value = "aws", env = "LOCALCLOUD_CPU_SHARE")]
         cpu_share: localcloud_lambda::CpuShare,
+        /// IAM for calls signed with a function role's credentials: `enforce`
+        /// (AccessDenied as on AWS), `warn` (answered, logged, recorded) or
+        /// `off`. Other callers (your CLI, `sam deploy`) are the account's
+        /// administrator. `localcloud iam-report` prints what each function used.
+        #[arg(long, default_value = "enforce", env = "LOCALCLOUD_IAM")]
+        iam: localcloud_iam::Mode,
         /// Threads that run the emulator's requests. One (the default) keeps
         /// the emulator quiet: on a machine it shares with the functions it
         /// runs, a second worker costs more in waking and parking threads
@@ -83,6 +89,21 @@ enum Command {
     /// Print the Lambda Managed Instances version of a SAM template (every
     /// function on one capacity provider, at least 2,048 MB):
     /// template-lmi.yaml.
+    /// Print, per function, the calls it was allowed and denied since the
+    /// local cloud started, the least policy that allows them and the grants
+    /// of its role that nothing used (`GET /_localcloud/iam`).
+    IamReport {
+        /// The running local cloud.
+        #[arg(
+            long,
+            default_value = "http://127.0.0.1:4566",
+            env = "AWS_ENDPOINT_URL"
+        )]
+        endpoint: String,
+        /// Print the JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     LmiTemplate {
         /// The template to convert.
         #[arg(long, default_value = "template.yaml")]
@@ -216,6 +237,7 @@ async fn run(cli: Cli, started: Instant) -> anyhow::Result<()> {
             latency_profile,
             state_dir,
             cpu_share,
+            iam,
             worker_threads: _,
             sched_policy: _,
             app,
@@ -225,8 +247,18 @@ async fn run(cli: Cli, started: Instant) -> anyhow::Result<()> {
                 latency_profile,
                 state_dir,
                 cpu_share,
+                iam,
             };
             serve(bind, data, app, started).await
+        }
+        Command::IamReport { endpoint, json } => {
+            let report = fetch_json(&endpoint, "/_localcloud/iam").await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", localcloud::iam_report::render(&report));
+            }
+            Ok(())
         }
         Command::RestTemplate { template, output } => write_variant(
             &template,
@@ -276,6 +308,31 @@ struct DataArgs {
     latency_profile: Option<PathBuf>,
     state_dir: PathBuf,
     cpu_share: localcloud_lambda::CpuShare,
+    iam: localcloud_iam::Mode,
+}
+
+/// `GET {endpoint}{path}` as JSON, over plain HTTP/1.0 (the local cloud's
+/// admin endpoints).
+async fn fetch_json(endpoint: &str, path: &str) -> anyhow::Result<serde_json::Value> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let host = endpoint
+        .strip_prefix("http://")
+        .with_context(|| format!("{endpoint}: an http:// endpoint"))?
+        .trim_end_matches('/');
+    let mut stream = tokio::net::TcpStream::connect(host)
+        .await
+        .with_context(|| format!("cannot reach the local cloud at {endpoint}"))?;
+    stream
+        .write_all(format!("GET {path} HTTP/1.0\r\nHost: {host}\r\n\r\n").as_bytes())
+        .await?;
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await?;
+    let text = String::from_utf8_lossy(&response);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b)
+        .context("no HTTP response")?;
+    serde_json::from_str(body).with_context(|| format!("{endpoint}{path} did not answer JSON"))
 }
 
 async fn serve(
@@ -289,6 +346,7 @@ async fn serve(
         latency_profile,
         state_dir,
         cpu_share,
+        iam,
     } = data;
     let latency = match &latency_profile {
         Some(path) => {
@@ -313,6 +371,7 @@ async fn serve(
         latency,
         state_dir,
         cpu_share,
+        iam,
         ..LocalCloudConfig::default()
     };
     let cloud = LocalCloud::start(config).await?;

@@ -74,6 +74,10 @@ pub struct StackConfig {
     /// The version numbers of the previous deployment's
     /// `AWS::Lambda::Version` resources, by logical id.
     pub version_resources: BTreeMap<String, String>,
+    /// IAM: each function gets its execution role's credentials, and its
+    /// calls are evaluated against the role's policies. `None`: `test`
+    /// credentials, nothing enforced.
+    pub iam: Option<Arc<localcloud_iam::Iam>>,
 }
 
 /// `--memory-size [FUNCTION=]MB`: one function's memory size (by logical id
@@ -147,6 +151,7 @@ impl StackConfig {
             memory_sizes: Vec::new(),
             inherited_versions: BTreeMap::new(),
             version_resources: BTreeMap::new(),
+            iam: None,
         }
     }
 
@@ -172,7 +177,12 @@ pub struct Stack {
     /// One task per enabled `Schedule` rule.
     schedules: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     api_urls: BTreeMap<String, String>,
+    /// Each function's execution role and its credentials, by logical id.
+    roles: Roles,
 }
+
+/// Execution roles and their credentials, by function logical id.
+type Roles = BTreeMap<String, (Arc<localcloud_iam::Role>, localcloud_iam::Credentials)>;
 
 impl Stack {
     /// Creates everything the template declares. `endpoint` is the local
@@ -207,7 +217,19 @@ impl Stack {
         let request_ctx = RequestContext::new(&ctx.region, &ctx.account_id);
         create_tables(&app, dynamodb, &request_ctx)?;
         create_queues(&app, sqs, &ctx)?;
-        let lambda = start_lambda(&app, functions, config, endpoint, &ctx)?;
+        let roles = match &config.iam {
+            Some(iam) => execution_roles(&app, iam, &ctx)?,
+            None => BTreeMap::new(),
+        };
+        let credentials = app
+            .functions
+            .iter()
+            .filter_map(|f| {
+                let (_, c) = roles.get(&f.logical_id)?;
+                Some((f.name.clone(), c.environment()))
+            })
+            .collect();
+        let lambda = start_lambda(&app, functions, config, endpoint, &ctx, credentials)?;
 
         let invoker: Arc<dyn localcloud_core::Invoker> = lambda.clone();
         let gateways = crate::gateways::start_all(&app, &invoker, api_listeners)?;
@@ -260,7 +282,22 @@ impl Stack {
             mappings: Mutex::new(mappings),
             schedules: Mutex::new(schedules),
             api_urls,
+            roles,
         })
+    }
+
+    /// A function's execution role and the credentials its environments
+    /// have (by logical id), when the stack runs with IAM.
+    pub fn role(
+        &self,
+        logical_id: &str,
+    ) -> Option<&(Arc<localcloud_iam::Role>, localcloud_iam::Credentials)> {
+        self.roles.get(logical_id)
+    }
+
+    /// Every function's execution role, by logical id.
+    pub fn roles(&self) -> impl Iterator<Item = (&String, &Arc<localcloud_iam::Role>)> {
+        self.roles.iter().map(|(id, (role, _))| (id, role))
     }
 
     /// Base URL (with stage) of each HTTP API and REST API, and of each
@@ -575,14 +612,55 @@ fn function_configs(
     Ok(functions)
 }
 
+/// Each function's execution role, registered with IAM, and the
+/// credentials its environments get. The Lambda service polls a function's
+/// SQS event sources with its role: a role that may not receive from the
+/// queue fails the stack, as `CreateEventSourceMapping` does on AWS.
+fn execution_roles(
+    app: &Application,
+    iam: &localcloud_iam::Iam,
+    ctx: &ResolveContext,
+) -> Result<Roles, StackError> {
+    let scope = localcloud_iam::sam::Scope {
+        region: &ctx.region,
+        account: &ctx.account_id,
+    };
+    let mut roles = BTreeMap::new();
+    for function in &app.functions {
+        let role = crate::roles::execution_role(function, &ctx.stack_name, &scope)?;
+        let credentials = iam.function_credentials(role.clone(), &function.name);
+        let role = iam
+            .sessions
+            .role(&role.arn())
+            .expect("the role was just registered");
+        for event in &function.sqs_events {
+            for action in ["ReceiveMessage", "DeleteMessage", "GetQueueAttributes"] {
+                let request =
+                    localcloud_iam::Request::new(format!("sqs:{action}"), event.queue_arn.clone());
+                let allowed = iam.authorize(&role, &function.name, &request).allowed();
+                if !allowed && iam.mode == localcloud_iam::Mode::Enforce {
+                    return Err(StackError::Start {
+                        what: format!("event source mapping {}.{}", function.logical_id, event.name),
+                        message: format!("InvalidParameterValueException: The provided execution role does not have permissions to call {action} on SQS"),
+                    });
+                }
+            }
+        }
+        roles.insert(function.logical_id.clone(), (role, credentials));
+    }
+    Ok(roles)
+}
+
 fn start_lambda(
     app: &Application,
     functions: Vec<FunctionConfig>,
     config: &StackConfig,
     endpoint: SocketAddr,
     ctx: &ResolveContext,
+    credentials: BTreeMap<String, BTreeMap<String, String>>,
 ) -> Result<Arc<LambdaService>, StackError> {
     let lambda_config = LambdaConfig {
+        credentials,
         account_concurrency_limit: config.account_concurrency_limit,
         idle_timeout: config.idle_timeout,
         log_dir: Some(config.log_dir.clone()),

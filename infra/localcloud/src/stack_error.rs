@@ -14,6 +14,9 @@ pub enum StackError {
     },
     #[error("cannot start {what}: {message}")]
     Start { what: String, message: String },
+    /// A policy IAM would refuse (`MalformedPolicyDocument`).
+    #[error("function {function}: {message}")]
+    Policy { function: String, message: String },
     #[error("--memory-size {function}={mb}: the template has no function {function} (logical id or name)")]
     UnknownMemorySizeFunction { function: String, mb: u32 },
 }

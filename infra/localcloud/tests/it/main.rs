@@ -10,6 +10,7 @@ mod deploy_read_apis;
 mod deploy_versions;
 mod faults;
 mod front_doors;
+mod iam;
 mod lmi_template;
 mod managed_app;
 mod metrics_contract;

@@ -33,7 +33,7 @@ pub async fn http_call(method: &str, url: &str, body: &str) -> (u16, String) {
 }
 
 /// Sends one raw request to `host`; status and body of the answer.
-async fn exchange(host: &str, request: &str) -> (u16, String) {
+pub async fn exchange(host: &str, request: &str) -> (u16, String) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = tokio::net::TcpStream::connect(host).await.expect("connect");
     stream.write_all(request.as_bytes()).await.unwrap();

@@ -67,7 +67,23 @@ impl Cloud {
         self.cloud.stack().unwrap().metrics()
     }
 
+    /// Stops the cloud; fails when IAM denied any function's call (the
+    /// cloud enforces IAM by default: template.yaml must grant what its
+    /// functions call).
     pub async fn stop(self) {
+        let denied: Vec<String> = self
+            .cloud
+            .iam()
+            .usage
+            .by_role()
+            .iter()
+            .flat_map(|role| {
+                role.denied().into_iter().map(move |(action, resource, n)| {
+                    format!("{}: {action} on {resource} ({n}x)", role.role)
+                })
+            })
+            .collect();
         self.cloud.shutdown().await.unwrap();
+        assert!(denied.is_empty(), "IAM denied: {denied:#?}");
     }
 }
