@@ -158,11 +158,6 @@ pub struct ManagedInstances {
 
 pub use crate::scaler::ScalingBounds;
 
-/// Rust's default concurrency per vCPU: "the default value for Rust is 8
-/// concurrent requests per vCPU" (Rust support for Lambda Managed Instances,
-/// https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-rust.html).
-pub const RUST_CONCURRENCY_PER_VCPU: u32 = 8;
-
 impl ManagedInstances {
     /// The environment's vCPUs: its memory at the memory-to-vCPU ratio
     /// (a 4,096 MB function at 2 GiB per vCPU has two).
@@ -173,7 +168,7 @@ impl ManagedInstances {
     /// Invocations one environment serves at once (`AWS_LAMBDA_MAX_CONCURRENCY`).
     pub fn concurrency(&self, memory_mb: u32) -> u32 {
         self.max_concurrency.unwrap_or_else(|| {
-            (self.vcpus(memory_mb).floor() as u32).max(1) * RUST_CONCURRENCY_PER_VCPU
+            localcloud_metrics::instances::default_max_concurrency(self.vcpus(memory_mb))
         })
     }
 }

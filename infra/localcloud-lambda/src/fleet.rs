@@ -16,9 +16,12 @@
 //!   at least its minimum (`MinExecutionEnvironments`, three by default);
 //! - the capacity provider's `MaxVCpuCount` caps the vCPUs of its instances.
 //!
-//! Environments are placed on instances first fit, largest first; AWS does
-//! not document its placement, nor what each instance keeps for its agent
-//! and OS, so an instance's whole size is given to environments here.
+//! Environments are placed on instances first fit, largest first (AWS does
+//! not document its placement), in what each instance leaves beside the
+//! 1 vCPU and 1 GiB it keeps for its operating system: the cost model's
+//! rule, `InstanceShape::free_for_environments`. A provider that names no
+//! type runs on the type the bill prices
+//! (`localcloud_metrics::instances::default_instance_type`, an `.xlarge`).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -65,13 +68,12 @@ pub enum ScaleRefusal {
     TooLarge,
 }
 
-/// Instances that hold `environments` (first fit, largest first), at least
-/// [`MIN_INSTANCES`]; `None` when one is larger than an instance.
+/// Instances that hold `environments` (first fit, largest first) beside
+/// each one's OS reservation, at least [`MIN_INSTANCES`]; `None` when one
+/// is larger than what an instance leaves.
 pub fn instances_for(environments: &[Footprint], instance: InstanceShape) -> Option<u32> {
-    let capacity = Footprint {
-        vcpus: f64::from(instance.vcpus),
-        memory_gib: instance.memory_gib,
-    };
+    let (vcpus, memory_gib) = instance.free_for_environments();
+    let capacity = Footprint { vcpus, memory_gib };
     let fits = |free: &Footprint, env: &Footprint| {
         // A little slack: 4,096 MB at 2 GiB per vCPU is 2.0 vCPUs exactly,
         // but divisions of MB by 1,024 need not land on it.
@@ -407,14 +409,15 @@ pub(crate) fn fleets_for(
             continue;
         };
         let fleet = fleets.entry(managed.provider.clone()).or_insert_with(|| {
-            let name = instances::default_instance_type(function.architecture.as_str());
+            let name = instances::choose_instance_type(function.architecture.as_str(), &[], &[])
+                .expect("the default types are known");
             let shape = instances::instance_shape(name).expect("default types are known");
             std::sync::Arc::new(Fleet::new(shape, None, now))
         });
         let size = Footprint::of(managed, function.memory_mb);
         if instances_for(&[size], fleet.instance).is_none() {
             return Err(format!(
-                "function {}: an environment of {} vCPUs and {} GiB does not fit on a {} instance of capacity provider {}",
+                "function {}: an environment of {} vCPUs and {} GiB does not fit on a {} instance of capacity provider {} beside the 1 vCPU and 1 GiB its OS keeps",
                 function.name, size.vcpus, size.memory_gib, fleet.instance.name, managed.provider
             ));
         }
@@ -426,8 +429,14 @@ pub(crate) fn fleets_for(
 mod tests {
     use super::*;
 
-    /// 2 vCPUs, 4 GiB.
-    const LARGE: InstanceShape = localcloud_metrics::instances::INSTANCE_SHAPES[0];
+    fn shape(name: &str) -> InstanceShape {
+        localcloud_metrics::instances::instance_shape(name).unwrap()
+    }
+
+    /// 4 vCPUs and 8 GiB, of which the OS keeps 1 vCPU and 1 GiB.
+    fn xlarge() -> InstanceShape {
+        shape("c7g.xlarge")
+    }
 
     fn env(vcpus: f64, memory_gib: f64) -> Footprint {
         Footprint { vcpus, memory_gib }
@@ -435,33 +444,53 @@ mod tests {
 
     #[test]
     fn a_small_fleet_is_still_three_instances() {
-        assert_eq!(instances_for(&[], LARGE), Some(3));
-        assert_eq!(instances_for(&[env(1.0, 2.0); 3], LARGE), Some(3));
+        assert_eq!(instances_for(&[], xlarge()), Some(3));
+        assert_eq!(instances_for(&[env(1.0, 2.0); 3], xlarge()), Some(3));
     }
 
     #[test]
-    fn environments_fill_instances_by_vcpus_and_memory() {
-        // Two 1-vCPU, 2 GiB environments per 2-vCPU, 4 GiB instance.
-        assert_eq!(instances_for(&[env(1.0, 2.0); 8], LARGE), Some(4));
-        assert_eq!(instances_for(&[env(1.0, 2.0); 9], LARGE), Some(5));
-        // Memory binds first at 4 GiB per vCPU: one per instance.
-        assert_eq!(instances_for(&[env(1.0, 4.0); 5], LARGE), Some(5));
-        // Largest first: the 2-vCPU ones take whole instances, the small
-        // ones pair up.
-        let mixed = [
-            env(1.0, 2.0),
-            env(2.0, 4.0),
-            env(1.0, 2.0),
-            env(2.0, 4.0),
-            env(1.0, 2.0),
-        ];
-        assert_eq!(instances_for(&mixed, LARGE), Some(4));
+    fn environments_fill_what_the_os_leaves_by_vcpus_and_memory() {
+        // Three 1-vCPU, 2 GiB environments per xlarge: 3 vCPUs and 7 GiB left.
+        assert_eq!(instances_for(&[env(1.0, 2.0); 12], xlarge()), Some(4));
+        assert_eq!(instances_for(&[env(1.0, 2.0); 13], xlarge()), Some(5));
+        // Memory binds first at 4 GiB per vCPU: one per instance (7 GiB left).
+        assert_eq!(instances_for(&[env(1.0, 4.0); 5], xlarge()), Some(5));
+        // Largest first: each 2-vCPU one takes an instance, the small ones
+        // fill the vCPU each leaves, then start another.
+        let mut mixed = vec![env(1.0, 2.0); 5];
+        mixed.extend([env(2.0, 4.0); 4]);
+        assert_eq!(instances_for(&mixed, xlarge()), Some(5));
     }
 
     #[test]
-    fn an_environment_larger_than_an_instance_has_no_place() {
-        assert_eq!(instances_for(&[env(4.0, 8.0)], LARGE), None);
-        assert_eq!(instances_for(&[env(1.0, 8.0)], LARGE), None);
+    fn the_fleet_packs_environments_as_the_bill_does() {
+        // GIVEN every known type and LMI's environment sizes (1 or 2 vCPUs
+        // at 2, 4 or 8 GiB per vCPU)
+        for instance in localcloud_metrics::instances::INSTANCE_SHAPES {
+            for (vcpus, memory_gib) in [(1.0, 2.0), (1.0, 4.0), (2.0, 4.0), (1.0, 8.0)] {
+                // WHEN the fleet places 10 of them
+                let placed = instances_for(&[env(vcpus, memory_gib); 10], instance);
+                // THEN it needs the instances the bill counts for them:
+                // as many fit on each beside the OS's 1 vCPU and 1 GiB
+                // (InstanceShape::environments_that_fit), three at least
+                let per_instance = instance.environments_that_fit(vcpus, memory_gib);
+                let billed = (per_instance > 0).then(|| 10u32.div_ceil(per_instance).max(3));
+                assert_eq!(
+                    placed, billed,
+                    "{} {vcpus} vCPU {memory_gib} GiB",
+                    instance.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_environment_larger_than_what_an_instance_leaves_has_no_place() {
+        assert_eq!(instances_for(&[env(4.0, 8.0)], xlarge()), None);
+        assert_eq!(instances_for(&[env(1.0, 8.0)], xlarge()), None);
+        assert_eq!(instances_for(&[env(3.0, 6.0)], xlarge()), Some(3));
+        // A .large keeps one of its two vCPUs for the OS.
+        assert_eq!(instances_for(&[env(2.0, 4.0)], shape("c7i.large")), None);
     }
 
     #[test]
@@ -504,19 +533,20 @@ mod tests {
     }
 
     fn c7g_large() -> InstanceShape {
-        localcloud_metrics::instances::instance_shape("c7g.large").unwrap()
+        shape("c7g.large")
     }
 
     #[test]
     fn a_fleet_grows_instances_as_environments_fill_them_and_meters_them() {
         let t0 = Instant::now();
+        // A .large holds one 1-vCPU environment beside its OS.
         let fleet = Fleet::new(c7g_large(), None, t0);
         for _ in 0..6 {
             fleet.grow("f", env(1.0, 2.0), t0, 3).unwrap();
         }
-        // Six 1-vCPU environments fill the three instances; a seventh is
-        // refused within five minutes (3 would have been 6 at most anyway),
-        // and the invocation that wanted it throttled.
+        // Six 1-vCPU environments take six instances; a seventh is refused
+        // within five minutes (3 would have been 6 at most anyway), and the
+        // invocation that wanted it throttled.
         assert_eq!(
             fleet.grow("f", env(1.0, 2.0), t0, 3),
             Err(ScaleRefusal::Doubling)
@@ -525,24 +555,25 @@ mod tests {
         let later = t0 + Duration::from_secs(301);
         fleet.grow("f", env(1.0, 2.0), later, 3).unwrap();
         let m = fleet.metrics(later + Duration::from_secs(10));
-        assert_eq!((m.instances, m.peak_instances, m.environments), (4, 4, 7));
+        assert_eq!((m.instances, m.peak_instances, m.environments), (7, 7, 7));
         assert_eq!(m.instance_type, "c7g.large");
         assert_eq!(m.vcpus_allocated, 7.0);
         assert_eq!(m.scaling_refusals, 1);
-        assert!((m.instance_seconds - (301.0 * 3.0 + 10.0 * 4.0)).abs() < 1e-6);
-        // Another function has its own bound, on the same instances.
+        assert!((m.instance_seconds - (301.0 * 6.0 + 10.0 * 7.0)).abs() < 1e-6);
+        // Another function has its own bound, on the same fleet.
         fleet.grow("g", env(1.0, 2.0), later, 3).unwrap();
-        assert_eq!(fleet.metrics(later).instances, 4);
+        assert_eq!(fleet.metrics(later).instances, 8);
+        // One environment of each retired: six left, on six instances.
         fleet.remove("f", later);
         fleet.remove("g", later);
-        assert_eq!(fleet.metrics(later).instances, 3);
+        assert_eq!(fleet.metrics(later).instances, 6);
     }
 
     #[test]
     fn each_function_pays_the_instances_by_the_vcpus_it_holds() {
         // GIVEN f with one 1-vCPU environment and g with one 2-vCPU one
         let t0 = Instant::now();
-        let fleet = Fleet::new(c7g_large(), None, t0);
+        let fleet = Fleet::new(xlarge(), None, t0);
         fleet.grow("f", env(1.0, 2.0), t0, 3).unwrap();
         fleet.grow("g", env(2.0, 4.0), t0, 3).unwrap();
         // WHEN they run 30 s on the three instances, then g's goes
@@ -564,17 +595,17 @@ mod tests {
     #[test]
     fn max_vcpu_count_caps_the_instances() {
         let t0 = Instant::now();
-        // Three 2-vCPU instances are 6 vCPUs: the minimum fleet fits, a
-        // fourth instance does not.
+        // Three 2-vCPU instances are 6 vCPUs: the minimum fleet fits (one
+        // environment each beside the OS), a fourth instance does not.
         let fleet = Fleet::new(c7g_large(), Some(6), t0);
-        for _ in 0..6 {
+        for _ in 0..3 {
             fleet.grow("f", env(1.0, 2.0), t0, 3).unwrap();
         }
-        let later = t0 + Duration::from_secs(400);
         assert_eq!(
-            fleet.grow("f", env(1.0, 2.0), later, 3),
+            fleet.grow("f", env(1.0, 2.0), t0, 3),
             Err(ScaleRefusal::MaxVCpuCount)
         );
+        let later = t0 + Duration::from_secs(400);
         assert_eq!(
             fleet.grow("big", env(4.0, 8.0), later, 3),
             Err(ScaleRefusal::TooLarge)

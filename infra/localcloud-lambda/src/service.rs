@@ -118,11 +118,8 @@ impl LambdaService {
                 let (log_events, log_bytes) = function.log.ingested();
                 let cpu = function.cpu();
                 let totals = inner.meter.totals(name);
-                let provider = function
-                    .config
-                    .managed
-                    .as_ref()
-                    .map(|m| m.provider.as_str());
+                let managed = function.config.managed.as_ref();
+                let provider = managed.map(|m| m.provider.as_str());
                 let metrics = FunctionMetrics {
                     log_events,
                     log_bytes,
@@ -147,6 +144,8 @@ impl LambdaService {
                     instance_seconds: provider
                         .and_then(|p| shares.get(p)?.get(name).copied())
                         .unwrap_or(0.0),
+                    max_concurrency: function.config.max_concurrency(),
+                    memory_gib_per_vcpu: managed.map(|m| f64::from(m.memory_gib_per_vcpu)),
                     ..totals
                 };
                 (name.clone(), metrics)

@@ -1,6 +1,8 @@
-//! EC2 instance types Lambda Managed Instances run on: their sizes, defined
-//! once for the local cloud (which places environments on instances and
-//! meters instance-seconds) and the cost model (which prices them).
+//! EC2 instance types Lambda Managed Instances run on: their sizes, the type
+//! a capacity provider gets, what each instance keeps for its OS, and an
+//! execution environment's default concurrency, defined once for the local
+//! cloud (which places environments on instances and meters
+//! instance-seconds) and the cost model (which sizes and prices a fleet).
 
 use serde::Serialize;
 
@@ -64,15 +66,37 @@ pub const OS_RESERVED_VCPUS: u32 = 1;
 pub const OS_RESERVED_MEMORY_GIB: f64 = 1.0;
 
 impl InstanceShape {
+    /// The vCPUs and GiB of one instance left to execution environments
+    /// beside the operating system's reservation.
+    pub fn free_for_environments(&self) -> (f64, f64) {
+        (
+            f64::from(self.vcpus.saturating_sub(OS_RESERVED_VCPUS)),
+            (self.memory_gib - OS_RESERVED_MEMORY_GIB).max(0.0),
+        )
+    }
+
     /// How many environments of `vcpus` and `memory_gib` fit on one
     /// instance beside the operating system's reservation.
     pub fn environments_that_fit(&self, vcpus: f64, memory_gib: f64) -> u32 {
-        let free_vcpus = f64::from(self.vcpus.saturating_sub(OS_RESERVED_VCPUS));
-        let free_memory = (self.memory_gib - OS_RESERVED_MEMORY_GIB).max(0.0);
-        let by_cpu = (free_vcpus / vcpus).floor();
-        let by_memory = (free_memory / memory_gib).floor();
+        let (free_vcpus, free_memory) = self.free_for_environments();
+        // A little slack: 4,096 MB at 2 GiB per vCPU is 2.0 vCPUs exactly,
+        // but divisions of MB by 1,024 need not land on it.
+        let by_cpu = (free_vcpus / vcpus + 1e-9).floor();
+        let by_memory = (free_memory / memory_gib + 1e-9).floor();
         by_cpu.min(by_memory).max(0.0) as u32
     }
+}
+
+/// Rust's default concurrency per vCPU on Lambda Managed Instances: "the
+/// default value for Rust is 8 concurrent requests per vCPU"
+/// (https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-rust.html).
+pub const RUST_CONCURRENCY_PER_VCPU: u32 = 8;
+
+/// Invocations one execution environment of `vcpus` serves at once when its
+/// function sets no `PerExecutionEnvironmentMaxConcurrency`: 8 per whole
+/// vCPU, at least 8.
+pub fn default_max_concurrency(vcpus: f64) -> u32 {
+    (vcpus.floor().max(1.0) as u32).saturating_mul(RUST_CONCURRENCY_PER_VCPU)
 }
 
 /// The shape of a known instance type.
@@ -85,24 +109,12 @@ pub fn known_instance_types() -> Vec<&'static str> {
     INSTANCE_SHAPES.iter().map(|s| s.name).collect()
 }
 
-/// The type the local cloud assumes where a capacity provider names none
-/// (Lambda then picks among all compatible types, and does not say how):
-/// the smallest compute-optimised type of the architecture.
+/// The type a capacity provider that names none runs on, in the local cloud
+/// and in the bill. Lambda picks among "all compatible instance types" (the
+/// Lambda API's `InstanceRequirements`) without saying which; AWS's LMI
+/// pricing calculator starts from `.xlarge` (its default `c7g.xlarge`), so
+/// the compute-optimised `.xlarge` of the architecture.
 pub fn default_instance_type(architecture: &str) -> &'static str {
-    if architecture == "arm64" {
-        "c7g.large"
-    } else {
-        "c7i.large"
-    }
-}
-
-/// The type a capacity provider that names none is billed at. Lambda
-/// picks among "all compatible instance types" (the Lambda API's
-/// `InstanceRequirements`) without saying which; AWS's LMI pricing
-/// calculator starts from `.xlarge` (its default `c7g.xlarge`), so the cost
-/// model prices the compute-optimised `.xlarge` of the architecture. (The
-/// local cloud places environments on [`default_instance_type`].)
-pub fn billed_default_instance_type(architecture: &str) -> &'static str {
     if architecture == "arm64" {
         "c7g.xlarge"
     } else {
@@ -110,19 +122,31 @@ pub fn billed_default_instance_type(architecture: &str) -> &'static str {
     }
 }
 
+/// The type local clouds before metrics version 8 placed environments on
+/// where a provider named none (`.large`, without the OS reservation): a
+/// run they recorded on it named no type.
+pub fn former_default_instance_type(architecture: &str) -> &'static str {
+    if architecture == "arm64" {
+        "c7g.large"
+    } else {
+        "c7i.large"
+    }
+}
+
 /// The type a capacity provider of `architecture` runs on, read as
 /// `InstanceRequirements` reads: the first of `allowed` (CloudFormation
 /// `AllowedInstanceTypes`, SAM `AllowedTypes`) that is known and of the
-/// architecture; with none allowed, `default` unless `excluded`
-/// (`ExcludedInstanceTypes`, "should not use, even if they meet other
-/// requirements"), else the first known type of the architecture that is
-/// not. An error names what was asked and what is known.
+/// architecture; with none allowed, [`default_instance_type`] unless
+/// `excluded` (`ExcludedInstanceTypes`, "should not use, even if they meet
+/// other requirements"), else the first known type of the architecture that
+/// is not. The local cloud's fleet and the cost model's both choose so. An
+/// error names what was asked and what is known.
 pub fn choose_instance_type(
     architecture: &str,
     allowed: &[String],
     excluded: &[String],
-    default: &'static str,
 ) -> Result<&'static str, String> {
+    let default = default_instance_type(architecture);
     let usable = |shape: &&InstanceShape| {
         shape.architecture == architecture && !excluded.iter().any(|e| e == shape.name)
     };
@@ -154,8 +178,13 @@ mod tests {
     #[test]
     fn defaults_are_known_types_of_their_architecture() {
         for arch in ["x86_64", "arm64"] {
-            let shape = instance_shape(default_instance_type(arch)).unwrap();
-            assert_eq!(shape.architecture, arch);
+            for default in [
+                default_instance_type(arch),
+                former_default_instance_type(arch),
+            ] {
+                let shape = instance_shape(default).unwrap();
+                assert_eq!(shape.architecture, arch);
+            }
         }
         assert_eq!(instance_shape("t2.micro"), None);
         assert!(known_instance_types().contains(&"m7g.xlarge"));
@@ -173,34 +202,36 @@ mod tests {
         // m7g.xlarge (16 GiB): memory is not the bound, vCPUs are.
         let general = instance_shape("m7g.xlarge").unwrap();
         assert_eq!(general.environments_that_fit(1.0, 4.0), 3);
+        assert_eq!(general.free_for_environments(), (3.0, 15.0));
+    }
+
+    #[test]
+    fn the_default_concurrency_is_8_per_whole_vcpu() {
+        assert_eq!(default_max_concurrency(1.0), 8);
+        assert_eq!(default_max_concurrency(2.0), 16);
+        assert_eq!(default_max_concurrency(1.5), 8);
+        assert_eq!(default_max_concurrency(0.5), 8);
     }
 
     #[test]
     fn instance_types_are_chosen_as_instance_requirements_allow() {
         let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let xlarge = billed_default_instance_type("x86_64");
-        assert_eq!(
-            choose_instance_type("x86_64", &[], &[], xlarge),
-            Ok("c7i.xlarge")
-        );
-        assert_eq!(
-            choose_instance_type("arm64", &[], &[], billed_default_instance_type("arm64")),
-            Ok("c7g.xlarge")
-        );
+        assert_eq!(choose_instance_type("x86_64", &[], &[]), Ok("c7i.xlarge"));
+        assert_eq!(choose_instance_type("arm64", &[], &[]), Ok("c7g.xlarge"));
         // The first allowed type known here and of the architecture.
         let allowed = names(&["r8g.medium", "c7g.large", "m7g.xlarge"]);
         assert_eq!(
-            choose_instance_type("arm64", &allowed, &[], xlarge),
+            choose_instance_type("arm64", &allowed, &[]),
             Ok("c7g.large")
         );
         // An excluded default gives way to the first type not excluded.
         let excluded = names(&["c7i.xlarge", "c7i.large"]);
         assert_eq!(
-            choose_instance_type("x86_64", &[], &excluded, xlarge),
+            choose_instance_type("x86_64", &[], &excluded),
             Ok("m7i.large")
         );
         // Nothing of the architecture allowed: an error naming the lists.
-        let err = choose_instance_type("x86_64", &names(&["c7g.large"]), &[], xlarge).unwrap_err();
+        let err = choose_instance_type("x86_64", &names(&["c7g.large"]), &[]).unwrap_err();
         assert!(err.contains("x86_64") && err.contains("c7g.large"), "{err}");
     }
 }

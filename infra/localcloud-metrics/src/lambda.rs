@@ -206,6 +206,18 @@ pub struct FunctionMetrics {
     /// Its part of the provider's `instance_seconds`: each moment's
     /// instances split by the vCPUs its environments held. 0 on-demand.
     pub instance_seconds: f64,
+    /// Lambda Managed Instances: the invocations one of its environments
+    /// serves at once (`AWS_LAMBDA_MAX_CONCURRENCY`): its
+    /// `PerExecutionEnvironmentMaxConcurrency`, else the runtime's default
+    /// ([`crate::instances::default_max_concurrency`]); `None` on-demand
+    /// (one at a time).
+    #[serde(deserialize_with = "Option::deserialize")]
+    pub max_concurrency: Option<u32>,
+    /// Lambda Managed Instances: its `ExecutionEnvironmentMemoryGiBPerVCpu`
+    /// (2, 4 or 8): each environment has `memory_mb` / 1,024 / this vCPUs.
+    /// `None` on-demand.
+    #[serde(deserialize_with = "Option::deserialize")]
+    pub memory_gib_per_vcpu: Option<f64>,
 }
 
 impl FunctionMetrics {
@@ -216,6 +228,8 @@ impl FunctionMetrics {
         concurrent_executions,
         peak_concurrent_executions,
         environments,
+        max_concurrency,
+        memory_gib_per_vcpu,
     });
 
     /// Billed time that was this machine's contention rather than the

@@ -38,7 +38,9 @@ pub use sqs::{QueueMetrics, SqsMetrics};
 /// 6: Lambda Managed Instances' fleets (`lambda.capacity_providers`).
 /// 7: each function's capacity provider and its part of the instances
 /// (`capacity_provider`, `instance_seconds`).
-pub const VERSION: u32 = 7;
+/// 8: each managed function's environment settings (`max_concurrency`,
+/// `memory_gib_per_vcpu`).
+pub const VERSION: u32 = 8;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -171,6 +173,40 @@ mod tests {
             .remove("capacity_provider");
         let err = MetricsDocument::from_value(value).unwrap_err();
         assert!(err.to_string().contains("capacity_provider"), "{err}");
+    }
+
+    #[test]
+    fn a_managed_functions_environment_settings_are_gauges_required_and_null_on_demand() {
+        // GIVEN a function on a capacity provider serving 64 at once per
+        // environment of 2 GiB per vCPU, and an on-demand one
+        let mut doc = MetricsDocument::new();
+        let function = FunctionMetrics {
+            capacity_provider: Some("fleet".into()),
+            max_concurrency: Some(64),
+            memory_gib_per_vcpu: Some(2.0),
+            ..FunctionMetrics::default()
+        };
+        doc.lambda.functions.insert("f".into(), function);
+        doc.lambda
+            .functions
+            .insert("g".into(), FunctionMetrics::default());
+        // WHEN serialised, THEN they read back, the on-demand one's as null
+        let mut value = serde_json::to_value(&doc).unwrap();
+        assert_eq!(value["lambda"]["functions"]["f"]["max_concurrency"], 64);
+        assert_eq!(
+            value["lambda"]["functions"]["g"]["max_concurrency"],
+            serde_json::Value::Null
+        );
+        assert_eq!(MetricsDocument::from_value(value.clone()).unwrap(), doc);
+        // AND they are settings: a run's delta keeps them, not 0
+        assert!(is_gauge("max_concurrency") && is_gauge("memory_gib_per_vcpu"));
+        // AND a function without them (version 7's shape) is refused
+        value["lambda"]["functions"]["f"]
+            .as_object_mut()
+            .unwrap()
+            .remove("max_concurrency");
+        let err = MetricsDocument::from_value(value).unwrap_err();
+        assert!(err.to_string().contains("max_concurrency"), "{err}");
     }
 
     #[test]

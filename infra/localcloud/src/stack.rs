@@ -733,7 +733,6 @@ fn capacity_provider(
         &provider.architecture,
         &provider.allowed_instance_types,
         &provider.excluded_instance_types,
-        instances::default_instance_type(&provider.architecture),
     )
     .map_err(|message| StackError::Resource {
         what: format!("capacity provider {}", provider.logical_id),

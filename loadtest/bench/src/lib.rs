@@ -10,6 +10,7 @@ pub mod compute;
 pub mod cpu;
 pub mod driver;
 pub mod ledger;
+pub mod lmi_config;
 pub mod metering;
 pub mod monthly;
 pub mod monthly_render;

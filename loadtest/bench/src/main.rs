@@ -32,7 +32,11 @@ enum Command {
     /// fastest and the balanced one.
     Tune(Box<TuneArgs>),
     /// Redo report.html and summary.md from a results.json.
-    Report { results: PathBuf },
+    Report {
+        results: PathBuf,
+        #[command(flatten)]
+        lmi: LmiTemplateArg,
+    },
     /// Rewrite README.md's "Results" (between its results markers) from a
     /// results.json: the run's date, commit, machine, verdicts, key figures;
     /// and the results page's latest run (every figure of the same run).
@@ -44,6 +48,8 @@ enum Command {
         readme: PathBuf,
         #[arg(long, default_value = "docs/results.md")]
         results_page: PathBuf,
+        #[command(flatten)]
+        lmi: LmiTemplateArg,
     },
     /// The monthly bill of each scenario's architectures at the given rates
     /// (successful requests per second, a 30-day month), every line, from
@@ -54,8 +60,23 @@ enum Command {
     SeedOrders(SeedArgs),
 }
 
+/// Where a run on Lambda Managed Instances that did not record its
+/// functions' environment settings (results of local clouds before metrics
+/// version 8) takes them from.
+#[derive(clap::Args)]
+struct LmiTemplateArg {
+    /// The LMI template the run started (`bench run --lmi-template`): each
+    /// function's PerExecutionEnvironmentMaxConcurrency and memory per vCPU,
+    /// with the run's parameters, where results.json lacks them; read only
+    /// then (docs/managed-instances.md).
+    #[arg(long, default_value = "template-lmi.yaml")]
+    lmi_template: PathBuf,
+}
+
 #[derive(clap::Args)]
 struct CostArgs {
+    #[command(flatten)]
+    lmi: LmiTemplateArg,
     /// A bench results.json (reports/<run>/results.json).
     #[arg(long)]
     from: PathBuf,
@@ -98,7 +119,9 @@ struct CostArgs {
     /// LMI: ExecutionEnvironmentMemoryGiBPerVCpu (2, 4 or 8).
     #[arg(long, default_value_t = 2.0)]
     memory_gib_per_vcpu: f64,
-    /// LMI: PerExecutionEnvironmentMaxConcurrency (default 8 per vCPU).
+    /// LMI: PerExecutionEnvironmentMaxConcurrency of a month modelled from
+    /// an on-demand run (default 8 per vCPU); a run measured on LMI is sized
+    /// at each function's own, as it ran.
     #[arg(long)]
     max_concurrency: Option<u32>,
     /// LMI: each function's MinExecutionEnvironments (its
@@ -328,8 +351,8 @@ async fn main() -> anyhow::Result<()> {
                 std::process::exit(code)
             })
         }
-        Command::Report { results } => {
-            let parsed = read_results(&results)?;
+        Command::Report { results, lmi } => {
+            let parsed = read_results(&results, &lmi)?;
             let out = results.parent().map(PathBuf::from).unwrap_or_default();
             driver::write_reports(&parsed, &out)?;
             println!("{}", bench::report::markdown::summary(&parsed));
@@ -340,14 +363,8 @@ async fn main() -> anyhow::Result<()> {
             let prices = args.prices.as_deref();
             let compute = args.compute();
             let discount = costmodel::managed::Ec2Discount::new(args.ec2_discount)?;
-            let priced = bench_cost(
-                &args.from,
-                &args.rates,
-                &compute,
-                prices,
-                discount,
-                args.json,
-            )?;
+            let results = read_results(&args.from, &args.lmi)?;
+            let priced = bench_cost(&results, &args.rates, &compute, prices, discount, args.json)?;
             print!("{priced}");
             Ok(())
         }
@@ -355,8 +372,9 @@ async fn main() -> anyhow::Result<()> {
             from,
             readme,
             results_page,
+            lmi,
         } => {
-            bench::report::readme::update(&readme, &results_page, &read_results(&from)?)?;
+            bench::report::readme::update(&readme, &results_page, &read_results(&from, &lmi)?)?;
             println!(
                 "{} and {}: rewritten from {}",
                 readme.display(),
@@ -400,11 +418,30 @@ async fn stop_signal() -> anyhow::Result<(&'static str, i32)> {
     Ok(("SIGTERM", 143))
 }
 
-fn read_results(path: &std::path::Path) -> anyhow::Result<Results> {
+/// A results.json, its LMI runs' missing environment settings taken from
+/// the LMI template (`bench::lmi_config`); a template that cannot be read
+/// leaves them to the runtime's default, with a warning.
+fn read_results(path: &std::path::Path, lmi: &LmiTemplateArg) -> anyhow::Result<Results> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Results::from_json(&text)
-        .with_context(|| format!("{} is not a bench results.json", path.display()))
+    let mut results = Results::from_json(&text)
+        .with_context(|| format!("{} is not a bench results.json", path.display()))?;
+    let template = &lmi.lmi_template;
+    match bench::lmi_config::complete_from_template(&mut results, template) {
+        Ok(done) if done.missing > 0 => eprintln!(
+            "bench: {}: {} of the {} LMI functions without recorded settings took them from {}",
+            path.display(),
+            done.completed,
+            done.missing,
+            template.display()
+        ),
+        Ok(_) => {}
+        Err(e) => eprintln!(
+            "bench: {}: LMI functions without recorded settings are sized at the runtime's default concurrency: {e}",
+            path.display()
+        ),
+    }
+    Ok(results)
 }
 
 fn read_document(path: &std::path::Path) -> anyhow::Result<serde_json::Value> {

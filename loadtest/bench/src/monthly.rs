@@ -425,35 +425,40 @@ fn measured_architecture(r: &RunRecord) -> String {
 }
 
 /// A run measured on Lambda Managed Instances, billed as its fleet: its
-/// functions' memory, AWS's other defaults, on the instance type its
-/// capacity provider named. The local cloud places environments on its
-/// default type where a provider names none (`template-lmi.yaml`); that
-/// type stands for "none named", and the month is priced on the `.xlarge`
-/// AWS's calculator starts from (`FleetSettings::instance_type`).
+/// functions' memory, memory per vCPU and concurrency as the run recorded
+/// them (each function's own, [`demand_per_success`]), AWS's other
+/// defaults, on the instance type its capacity provider named, else the
+/// `.xlarge` the local cloud places a provider naming none on
+/// (`FleetSettings::instance_type`).
 fn measured_on_lmi(r: &RunRecord, usage: Usage) -> Option<Billed> {
+    use localcloud_metrics::instances::{former_default_instance_type, instance_shape};
     let demand = demand_per_success(r)?;
     let functions = r.metering.as_ref()?.functions.values();
     let managed: Vec<_> = functions
         .filter_map(|f| Some((f.managed.as_ref()?, f.memory_mb)))
         .collect();
     let (first, _) = managed.first()?;
-    let memory_mb = managed.iter().map(|(_, mb)| *mb).fold(0.0, f64::max);
+    let (largest, memory_mb) = managed.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1))?;
     let lambda_architecture = measured_architecture(r);
-    let placed_by_default =
-        localcloud_metrics::instances::default_instance_type(&lambda_architecture);
     // A type of the other architecture (a provider declared arm64 while the
     // binaries ran on this machine's) is priced as none named: both sides of
-    // a comparison are priced at the measured architecture.
-    let of_measured_architecture =
-        localcloud_metrics::instances::instance_shape(&first.instance_type)
-            .is_some_and(|shape| shape.architecture == lambda_architecture);
-    let named = (first.instance_type != placed_by_default && of_measured_architecture)
-        .then(|| first.instance_type.clone());
+    // a comparison are priced at the measured architecture. So is the
+    // `.large` a local cloud before metrics version 8 (a run that recorded
+    // no concurrency) placed a provider naming none on.
+    let of_measured_architecture = instance_shape(&first.instance_type)
+        .is_some_and(|shape| shape.architecture == lambda_architecture);
+    let former_default = first.max_concurrency.is_none()
+        && first.instance_type == former_default_instance_type(&lambda_architecture);
+    let named = (of_measured_architecture && !former_default).then(|| first.instance_type.clone());
+    let defaults = FleetSettings::default();
     let settings = FleetSettings {
         architecture: lambda_architecture,
         allowed_instance_types: named.into_iter().collect(),
         environment_memory_gib: memory_mb / 1024.0,
-        ..FleetSettings::default()
+        memory_gib_per_vcpu: largest
+            .memory_gib_per_vcpu
+            .unwrap_or(defaults.memory_gib_per_vcpu),
+        ..defaults
     };
     Some(Billed {
         name: architecture(r),
@@ -575,7 +580,9 @@ pub fn usage_per_success(r: &RunRecord) -> Option<Usage> {
 }
 
 /// What each function of a scenario run asks of an LMI fleet per successful
-/// request: its invocations, each one's time in flight and its CPU time.
+/// request: its invocations, each one's time in flight and its CPU time,
+/// and, measured on LMI, the concurrency its environments were configured
+/// with (none in results before metrics version 8: the fleet's default).
 /// In flight is the billed time without what the on-demand CPU quota held
 /// back (`throttled_ms`) and this machine's contention: an LMI environment
 /// has whole vCPUs. `None` for a run without metering or success.
@@ -596,6 +603,7 @@ pub fn demand_per_success(r: &RunRecord) -> Option<Vec<FunctionDemand>> {
                 invocations_per_request: f.invocations / successes,
                 seconds_per_invocation: in_flight_ms / f.invocations / 1000.0,
                 cpu_seconds_per_invocation: f.cpu_ms / f.invocations / 1000.0,
+                max_concurrency: f.managed.as_ref().and_then(|m| m.max_concurrency),
             }
         })
         .collect();

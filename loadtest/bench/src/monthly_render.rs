@@ -4,7 +4,6 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use anyhow::Context;
 use costmodel::managed::{Bound, Ec2Discount, Fleet};
 use costmodel::{quantity, usd, PriceTable};
 
@@ -14,28 +13,24 @@ use crate::monthly::{
 };
 use crate::results::Results;
 
-/// `bench cost`: the monthly bills of the results.json at `from`, at each
+/// `bench cost`: the monthly bills of a run's `results`, at each
 /// of `rates`, on `compute`, as Markdown or JSON; `prices` is the table the
 /// run was priced with when not the built-in one; `discount` comes off every
 /// LMI month's instances.
 pub fn bench_cost(
-    from: &Path,
+    results: &Results,
     rates: &[f64],
     compute: &Compute,
     prices: Option<&Path>,
     discount: Ec2Discount,
     json: bool,
 ) -> anyhow::Result<String> {
-    let text =
-        std::fs::read_to_string(from).with_context(|| format!("cannot read {}", from.display()))?;
-    let results = Results::from_json(&text)
-        .with_context(|| format!("{} is not a bench results.json", from.display()))?;
     let prices = match prices {
         Some(path) => PriceTable::from_path(path)?,
         None => PriceTable::aws_default(),
     };
-    let pricing = MonthPricing::new(&results, prices)?.with_ec2_discount(discount);
-    let bills = monthly_bills_for(&results, &pricing, rates, compute)?;
+    let pricing = MonthPricing::new(results, prices)?.with_ec2_discount(discount);
+    let bills = monthly_bills_for(results, &pricing, rates, compute)?;
     Ok(if json {
         serde_json::to_string_pretty(&bills)? + "\n"
     } else {

@@ -336,6 +336,11 @@ pub fn results_with_rest() -> Results {
 /// sweeper: no invocation, its minimum environments paid for); priced by
 /// the real cost model.
 pub fn on_lmi(on_demand: &RunRecord, instance_seconds: f64) -> RunRecord {
+    on_lmi_on(on_demand, instance_seconds, "c7i.large")
+}
+
+/// [`on_lmi`] on instances of `instance_type`.
+pub fn on_lmi_on(on_demand: &RunRecord, instance_seconds: f64, instance_type: &str) -> RunRecord {
     let mut r = on_demand.clone();
     r.compute = crate::compute::ComputeType::Managed;
     let metering = r.metering.as_mut().expect("test records are metered");
@@ -352,8 +357,9 @@ pub fn on_lmi(on_demand: &RunRecord, instance_seconds: f64) -> RunRecord {
         (f.throttled_ms, f.run_queue_wait_ms, f.contention_ms) = (0.0, 0.0, 0.0);
         f.managed = Some(costmodel::ManagedUsage {
             capacity_provider: "FunctionsCapacityProvider".into(),
-            instance_type: "c7i.large".into(),
+            instance_type: instance_type.into(),
             instance_seconds,
+            ..Default::default()
         });
     }
     let usage = crate::monthly::usage_per_success(&r).expect("a priced scenario run");

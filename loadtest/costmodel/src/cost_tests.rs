@@ -425,6 +425,7 @@ fn a_function_on_managed_instances_pays_requests_and_its_instances_not_duration(
         capacity_provider: "fleet".into(),
         instance_type: "c7i.large".into(),
         instance_seconds: 1800.0,
+        ..Default::default()
     });
     u.lambda.push(f);
     // WHEN priced
@@ -459,6 +460,7 @@ fn an_unknown_instance_type_is_an_error_not_a_free_instance() {
         capacity_provider: "fleet".into(),
         instance_type: "z9.huge".into(),
         instance_seconds: 10.0,
+        ..Default::default()
     });
     u.lambda.push(f);
     let err = cost(

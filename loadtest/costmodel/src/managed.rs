@@ -15,10 +15,13 @@
 //!   capacity provider launches "three [instances] by default for AZ
 //!   resiliency";
 //! - an environment serves at most `PerExecutionEnvironmentMaxConcurrency`
-//!   invocations at once (Rust's default: 8 per vCPU,
-//!   <https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-rust.html>),
-//!   so the invocations in flight (rate x invocations per request x seconds
-//!   each: Little's law) set a floor;
+//!   invocations at once: each function's as a run recorded it
+//!   ([`FunctionDemand::max_concurrency`]), else the settings', else Rust's
+//!   default of 8 per vCPU
+//!   (<https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-rust.html>,
+//!   `localcloud_metrics::instances::default_max_concurrency`), so the
+//!   invocations in flight (rate x invocations per request x seconds each:
+//!   Little's law) set a floor;
 //! - the scaler keeps CPU utilisation at a target that leaves "enough headroom
 //!   for your traffic to double within 5 minutes without throttles"; AWS gives
 //!   no number, and doubling needs half the fleet idle: 50 % by default here;
@@ -27,7 +30,8 @@
 //! - the instances are of the functions' architecture, of the type the
 //!   capacity provider's `InstanceRequirements` allow; where they name none,
 //!   the `.xlarge` AWS's calculator starts from
-//!   (`localcloud_metrics::instances::billed_default_instance_type`).
+//!   (`localcloud_metrics::instances::default_instance_type`), the local
+//!   cloud's fleet's too.
 //!
 //! Savings Plans and reserved instances discount the EC2 part of the bill;
 //! the management fee stays 15 % of the on-demand price ([`managed_monthly`]).
@@ -69,6 +73,10 @@ pub struct FunctionDemand {
     pub seconds_per_invocation: f64,
     /// CPU time of one invocation, in seconds.
     pub cpu_seconds_per_invocation: f64,
+    /// Its `PerExecutionEnvironmentMaxConcurrency` as a run on LMI recorded
+    /// it; `None`: [`FleetSettings::max_concurrency`].
+    #[serde(default)]
+    pub max_concurrency: Option<u32>,
 }
 
 /// The capacity provider and the functions' `CapacityProviderConfig`.
@@ -85,7 +93,8 @@ pub struct FleetSettings {
     pub environment_memory_gib: f64,
     /// `ExecutionEnvironmentMemoryGiBPerVCpu`: 2, 4 or 8.
     pub memory_gib_per_vcpu: f64,
-    /// `PerExecutionEnvironmentMaxConcurrency`; `None`: 8 per vCPU.
+    /// `PerExecutionEnvironmentMaxConcurrency` of the functions whose
+    /// demand does not carry their own; `None`: 8 per vCPU.
     pub max_concurrency: Option<u32>,
     /// Execution environments each function keeps (AWS's default 3).
     pub min_environments: u32,
@@ -94,9 +103,6 @@ pub struct FleetSettings {
     /// CPU utilisation the scaler keeps the environments at, 0-1.
     pub target_cpu_utilisation: f64,
 }
-
-/// Rust's default concurrency per vCPU on LMI.
-pub const RUST_CONCURRENCY_PER_VCPU: f64 = 8.0;
 
 impl Default for FleetSettings {
     fn default() -> Self {
@@ -125,15 +131,13 @@ impl FleetSettings {
     }
 
     /// The type the fleet is billed on: the provider's choice
-    /// ([`localcloud_metrics::instances::choose_instance_type`]), the
-    /// billed `.xlarge` where it names none.
+    /// ([`localcloud_metrics::instances::choose_instance_type`], as the
+    /// local cloud's fleet chooses), the `.xlarge` where it names none.
     pub fn instance_type(&self) -> Result<&'static str> {
-        use localcloud_metrics::instances::{billed_default_instance_type, choose_instance_type};
-        choose_instance_type(
+        localcloud_metrics::instances::choose_instance_type(
             &self.architecture,
             &self.allowed_instance_types,
             &self.excluded_instance_types,
-            billed_default_instance_type(&self.architecture),
         )
         .map_err(CostError::InvalidUsage)
     }
@@ -158,6 +162,9 @@ pub struct FunctionFleet {
     pub in_flight: f64,
     /// vCPUs kept busy at the rate.
     pub busy_vcpus: f64,
+    /// Invocations one of its environments serves at once.
+    #[serde(default)]
+    pub max_concurrency: u32,
     pub bound: Bound,
 }
 
@@ -169,6 +176,8 @@ pub struct Fleet {
     pub instances: u32,
     pub bound: Bound,
     pub vcpus_per_environment: f64,
+    /// The settings' concurrency: that of functions whose demand carries
+    /// none (each function's is in [`FunctionFleet::max_concurrency`]).
     pub max_concurrency: u32,
     pub environments_per_instance: u32,
     pub functions: Vec<FunctionFleet>,
@@ -180,13 +189,14 @@ pub fn fleet(demand: &[FunctionDemand], rate: f64, settings: &FleetSettings) -> 
     let instance = instance_shape(settings.instance_type()?)?;
     let vcpus_per_environment = settings.environment_memory_gib / settings.memory_gib_per_vcpu;
     let max_concurrency = settings.max_concurrency.unwrap_or_else(|| {
-        (RUST_CONCURRENCY_PER_VCPU * vcpus_per_environment)
-            .floor()
-            .max(1.0) as u32
+        localcloud_metrics::instances::default_max_concurrency(vcpus_per_environment)
     });
     let functions: Vec<FunctionFleet> = demand
         .iter()
-        .map(|d| function_fleet(d, rate, vcpus_per_environment, max_concurrency, settings))
+        .map(|d| {
+            let concurrency = d.max_concurrency.unwrap_or(max_concurrency);
+            function_fleet(d, rate, vcpus_per_environment, concurrency, settings)
+        })
         .collect();
     let environments_per_instance =
         instance.environments_that_fit(vcpus_per_environment, settings.environment_memory_gib);
@@ -248,6 +258,7 @@ fn function_fleet(
         environments,
         in_flight,
         busy_vcpus,
+        max_concurrency,
         bound,
     }
 }
@@ -273,9 +284,12 @@ fn validate(demand: &[FunctionDemand], rate: f64, settings: &FleetSettings) -> R
             settings.environment_memory_gib, settings.memory_gib_per_vcpu
         ));
     }
+    let concurrencies = demand.iter().filter_map(|d| d.max_concurrency);
     if settings
         .max_concurrency
-        .is_some_and(|c| !(1..=1600).contains(&c))
+        .into_iter()
+        .chain(concurrencies)
+        .any(|c| !(1..=1600).contains(&c))
     {
         return invalid("PerExecutionEnvironmentMaxConcurrency must be 1-1,600".into());
     }

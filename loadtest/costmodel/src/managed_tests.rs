@@ -7,7 +7,37 @@ fn demand(name: &str, seconds: f64, cpu_seconds: f64) -> FunctionDemand {
         invocations_per_request: 1.0,
         seconds_per_invocation: seconds,
         cpu_seconds_per_invocation: cpu_seconds,
+        max_concurrency: None,
     }
+}
+
+#[test]
+fn a_functions_own_concurrency_sizes_its_environments() {
+    // GIVEN the orders back end at 200 requests/s (100 invocations in
+    // flight), recorded serving 64 at once per environment, beside one
+    // that recorded none
+    let backend = FunctionDemand {
+        max_concurrency: Some(64),
+        ..demand("backend", 0.5, 0.001)
+    };
+    let other = demand("other", 0.5, 0.001);
+    // WHEN its fleet is sized with AWS's defaults
+    let sized = fleet(&[backend, other], 200.0, &FleetSettings::default()).unwrap();
+    // THEN it has ceil(100 / 64) = 2 environments, kept at the minimum 3,
+    // while the other has 100 / 8 = 13 at the settings' default
+    let (backend, other) = (&sized.functions[0], &sized.functions[1]);
+    assert_eq!(backend.max_concurrency, 64);
+    assert_eq!((backend.environments, backend.bound), (3, Bound::Minimum));
+    assert_eq!((other.max_concurrency, other.environments), (8, 13));
+    assert_eq!(sized.max_concurrency, 8);
+    // AND (3 + 13) environments, three per c7i.xlarge, take 6 instances
+    assert_eq!((sized.instances, sized.bound), (6, Bound::Packing));
+    // AND a recorded concurrency outside Lambda's 1-1,600 is refused
+    let bad = FunctionDemand {
+        max_concurrency: Some(0),
+        ..demand("bad", 0.5, 0.001)
+    };
+    assert!(fleet(&[bad], 1.0, &FleetSettings::default()).is_err());
 }
 
 #[test]

@@ -71,6 +71,13 @@ pub struct ManagedUsage {
     /// Its share of the instances' running time (by the vCPUs its
     /// environments held), in instance-seconds.
     pub instance_seconds: f64,
+    /// Invocations one of its environments served at once, as configured
+    /// (`PerExecutionEnvironmentMaxConcurrency`, else the runtime's
+    /// default); `None` where not recorded (results of local clouds before
+    /// metrics version 8).
+    pub max_concurrency: Option<u32>,
+    /// Its `ExecutionEnvironmentMemoryGiBPerVCpu`; `None` where not recorded.
+    pub memory_gib_per_vcpu: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

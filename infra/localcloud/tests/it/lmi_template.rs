@@ -87,5 +87,13 @@ async fn orders_on_managed_instances_serve_many_requests_per_environment() {
         shared <= total + 1e-6 && shared > 0.5 * total,
         "{shared} of {total}"
     );
+    // AND each function records the settings its environments run with (what
+    // the bill sizes a fleet by): the orders functions the template's 64 at
+    // once, the others the runtime's 8 per vCPU, one vCPU per 2 GiB
+    for (function, f) in metrics["lambda"]["functions"].as_object().unwrap() {
+        let expected = if function.contains("Orders") { 64 } else { 8 };
+        assert_eq!(f["max_concurrency"], expected, "{function}: {f}");
+        assert_eq!(f["memory_gib_per_vcpu"], 2.0, "{function}: {f}");
+    }
     cloud.shutdown().await.unwrap();
 }

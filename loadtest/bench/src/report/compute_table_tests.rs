@@ -171,3 +171,73 @@ fn an_lmi_run_is_billed_its_instances_and_its_month_the_fleet_it_needs() {
     let ec2 = 3.0 * 720.0 * 0.1785;
     assert!(bill.total_usd > ec2 * 1.15, "{}", bill.total_usd);
 }
+
+/// [`with_lmi_twin`], its LMI functions having recorded their environments'
+/// concurrency (a local cloud of metrics version 8 or later, which places a
+/// provider naming no type on the c7i.xlarge).
+fn with_recorded_concurrency(max_concurrency: u32) -> Results {
+    let mut results = testdata::results();
+    let mut lmi = testdata::on_lmi_on(&results.records[0], 60.0, "c7i.xlarge");
+    for f in lmi.metering.as_mut().unwrap().functions.values_mut() {
+        let managed = f.managed.as_mut().unwrap();
+        managed.max_concurrency = Some(max_concurrency);
+        managed.memory_gib_per_vcpu = Some(2.0);
+    }
+    results.records.push(lmi);
+    results
+}
+
+fn lmi_fleet(results: &Results, rate: f64) -> costmodel::managed::Fleet {
+    let pricing = MonthPricing::new(results, PriceTable::aws_default()).unwrap();
+    let bills = monthly_bills_for(results, &pricing, &[rate], &Compute::OnDemand).unwrap();
+    bills
+        .scenarios
+        .iter()
+        .flat_map(|s| &s.architectures)
+        .find(|a| a.architecture == "orders-direct on LMI")
+        .and_then(|a| a.bills[0].fleet.clone())
+        .unwrap()
+}
+
+#[test]
+fn a_recorded_concurrency_sizes_the_lmi_month_and_moves_its_crossover() {
+    // GIVEN orders-direct on LMI, its functions recorded serving 64
+    // invocations at once per environment (template-lmi.yaml's orders
+    // functions), against the same run that recorded none (8 per vCPU)
+    let (recorded, unrecorded) = (with_recorded_concurrency(64), with_lmi_twin(60.0));
+    // WHEN their months are sized at 100 req/s: 52 and 50.3 invocations in
+    // flight (520 and 503 ms each)
+    let (at_64, at_8) = (lmi_fleet(&recorded, 100.0), lmi_fleet(&unrecorded, 100.0));
+    // THEN at 64 each function keeps its minimum 3 environments, on the 3
+    // instances AWS keeps; at 8, 7 each, 14 in all, three per c7i.xlarge
+    let environments = |f: &costmodel::managed::Fleet| {
+        f.functions
+            .iter()
+            .map(|f| (f.max_concurrency, f.environments))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(environments(&at_64), [(64, 3), (64, 3)]);
+    assert_eq!(environments(&at_8), [(8, 7), (8, 7)]);
+    assert_eq!((at_64.instances, at_8.instances), (3, 5));
+    // AND the LMI month, never the cheaper at 8, is the cheaper above the
+    // rate where the minimum fleet costs what the on-demand duration does:
+    //   3 instances x 720 h x $0.1785 x 1.15 = $443.394 a month
+    //     = R x 2,592,000 x (0.520 + 0.503) s x 0.125 GB x $0.0000166667
+    //   R = 443.394 / 5.52421 = 80.26 req/s
+    // (every other line is the same run's, so the same on both sides)
+    let row = |results: &Results| compute_table(results).unwrap().rows[0][9].clone();
+    assert_eq!(row(&unrecorded), "never on c7i.xlarge");
+    let by_hand = 3.0 * 720.0 * 0.1785 * 1.15 / (2_592_000.0 * 0.127875 * 0.0000166667);
+    let cell = row(&recorded);
+    let rate: f64 = cell
+        .strip_prefix("above ")
+        .and_then(|c| c.strip_suffix(" req/s on c7i.xlarge"))
+        .unwrap_or_else(|| panic!("{cell}"))
+        .replace(',', "")
+        .parse()
+        .unwrap();
+    assert!(
+        (rate - by_hand).abs() / by_hand < 0.01,
+        "{cell} against {by_hand}"
+    );
+}

@@ -78,10 +78,10 @@ pub fn usage(doc: &MetricsDocument, label: &str, public_requests: f64) -> Usage 
     usage
 }
 
-/// A function on Lambda Managed Instances: its provider's instance type and
-/// its part of the instances (`None` on-demand). A provider missing from the
-/// document is the local cloud's default type for the function's
-/// architecture, as the local cloud itself assumes.
+/// A function on Lambda Managed Instances: its provider's instance type, its
+/// part of the instances and its environments' settings (`None` on-demand).
+/// A provider missing from the document is the default type for the
+/// function's architecture, as the local cloud itself assumes.
 pub fn managed_usage(doc: &MetricsDocument, f: &FunctionMetrics) -> Option<ManagedUsage> {
     let provider = f.capacity_provider.as_ref()?;
     let instance_type = doc.lambda.capacity_providers.get(provider).map_or_else(
@@ -95,6 +95,8 @@ pub fn managed_usage(doc: &MetricsDocument, f: &FunctionMetrics) -> Option<Manag
         capacity_provider: provider.clone(),
         instance_type,
         instance_seconds: f.instance_seconds,
+        max_concurrency: f.max_concurrency,
+        memory_gib_per_vcpu: f.memory_gib_per_vcpu,
     })
 }
 
