@@ -146,7 +146,10 @@ impl ThreadReader {
     }
 
     /// Runs `read` over the listed threads, listing them again first if
-    /// their count changed, and once more if a thread did not answer.
+    /// their count changed, and again (up to three times) while a thread
+    /// did not answer: in a process whose threads come and go (the local
+    /// cloud's blocking pool, a test harness) one may end between the
+    /// listing and its read.
     fn read_with(&mut self, mut read: impl FnMut(&mut Self) -> bool) -> bool {
         use std::os::unix::fs::MetadataExt;
         let threads = self
@@ -156,7 +159,7 @@ impl ThreadReader {
         if threads.ok() != Some(self.threads.len() as u64) && !self.list_threads() {
             return false;
         }
-        read(self) || (self.list_threads() && read(self))
+        read(self) || (0..3).any(|_| self.list_threads() && read(self))
     }
 
     /// Reads every listed thread's wait; false if one did not answer.

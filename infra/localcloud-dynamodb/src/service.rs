@@ -169,3 +169,60 @@ const KNOWN_OPERATIONS: &[&str] = &[
     "TransactGetItems",
     "TransactWriteItems",
 ];
+
+#[cfg(test)]
+mod update_table_tests {
+    use super::DynamoDbConfig;
+    use crate::{DdbError, DynamoDb};
+    use localcloud_core::context::RequestContext;
+
+    #[test]
+    fn a_write_that_found_the_table_before_update_table_runs_again_on_the_new_one() {
+        let db = DynamoDb::new(DynamoDbConfig::default());
+        let ctx = RequestContext::new("us-east-1", "000000000000");
+        let call = |op: &str, body: &str| db.call(&ctx, op, body.as_bytes());
+        call(
+            "CreateTable",
+            r#"{"TableName":"items","BillingMode":"PAY_PER_REQUEST",
+                "AttributeDefinitions":[{"AttributeName":"id","AttributeType":"S"}],
+                "KeySchema":[{"AttributeName":"id","KeyType":"HASH"}]}"#,
+        )
+        .unwrap();
+        call(
+            "PutItem",
+            r#"{"TableName":"items","Item":{"id":{"S":"before"}}}"#,
+        )
+        .unwrap();
+        // GIVEN an operation holding the table as it was looked up
+        let found = db.table(Some("items")).unwrap();
+        // WHEN UpdateTable replaces it
+        call(
+            "UpdateTable",
+            r#"{"TableName":"items","BillingMode":"PROVISIONED",
+                "ProvisionedThroughput":{"ReadCapacityUnits":5,"WriteCapacityUnits":5}}"#,
+        )
+        .unwrap();
+        // THEN the table it holds refuses to be read or written (so that
+        // `call` runs the operation again) instead of taking the write
+        assert!(matches!(found.write_state(), Err(DdbError::TableReplaced)));
+        assert!(matches!(found.read_state(), Err(DdbError::TableReplaced)));
+        // AND a write through `call` lands in the new table, beside the old item
+        call(
+            "PutItem",
+            r#"{"TableName":"items","Item":{"id":{"S":"after"}}}"#,
+        )
+        .unwrap();
+        for id in ["before", "after"] {
+            let got = call(
+                "GetItem",
+                &format!(r#"{{"TableName":"items","Key":{{"id":{{"S":"{id}"}}}}}}"#),
+            )
+            .unwrap();
+            assert!(
+                String::from_utf8_lossy(&got).contains(&format!(r#""{id}""#)),
+                "{id}: {}",
+                String::from_utf8_lossy(&got)
+            );
+        }
+    }
+}

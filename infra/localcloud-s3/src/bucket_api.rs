@@ -66,7 +66,9 @@ pub(crate) fn bucket(s3: &S3Service, call: &Call, name: &str) -> Result<HttpResp
                 "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<LocationConstraint xmlns=\"{S3_NS}\">{region}</LocationConstraint>"
             )))
         }
-        (&Method::GET, None) if call.has("uploads") => Err(not_implemented("ListMultipartUploads")),
+        (&Method::GET, None) if call.has("uploads") => {
+            crate::uploads_api::list_uploads(s3, call, name)
+        }
         (&Method::GET, None) => list_objects(s3, call, name),
         (&Method::POST, None) if call.has("delete") => delete_objects(s3, call, name),
         _ => Err(not_implemented(&format!(

@@ -19,6 +19,7 @@ mod object_api;
 mod protocol;
 mod service;
 mod store;
+mod uploads_api;
 
 pub use address::{address, parse_url, Address};
 pub use error::S3Error;

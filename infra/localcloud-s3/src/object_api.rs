@@ -26,6 +26,9 @@ pub(crate) fn object(
     let copy = call.header("x-amz-copy-source").is_some();
     match *call.method {
         Method::PUT if call.has("uploadId") => upload_part(s3, call, bucket, key, copy),
+        Method::GET if call.has("uploadId") => {
+            crate::uploads_api::list_parts(s3, call, bucket, key)
+        }
         Method::PUT if call.has("tagging") => copy_api::put_tagging(s3, call, bucket, key),
         Method::GET if call.has("tagging") => copy_api::get_tagging(s3, bucket, key),
         Method::DELETE if call.has("tagging") => copy_api::delete_tagging(s3, bucket, key),

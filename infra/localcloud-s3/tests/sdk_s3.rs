@@ -864,3 +864,107 @@ async fn us_east_1_is_named_by_no_location_constraint() {
         ""
     );
 }
+
+#[tokio::test]
+async fn uploads_in_progress_and_their_parts_are_listed_by_key_and_page() {
+    // GIVEN three uploads under two keys, the first with three parts
+    let (server, _service) = start().await;
+    let s3 = client(&format!("http://{}", server.addr), "us-east-1", true);
+    s3.create_bucket().bucket("inflight").send().await.unwrap();
+    let mut ids = Vec::new();
+    for key in ["logs/b.gz", "logs/a.gz", "other"] {
+        let upload = s3
+            .create_multipart_upload()
+            .bucket("inflight")
+            .key(key)
+            .send()
+            .await
+            .unwrap();
+        ids.push((key, upload.upload_id().unwrap().to_string()));
+    }
+    let (key, id) = ids[0].clone();
+    for n in 1..=3 {
+        s3.upload_part()
+            .bucket("inflight")
+            .key(key)
+            .upload_id(&id)
+            .part_number(n)
+            .body(ByteStream::from(vec![n as u8; 10 * n as usize]))
+            .send()
+            .await
+            .unwrap();
+    }
+    // WHEN the uploads are listed under a prefix
+    let listed = s3
+        .list_multipart_uploads()
+        .bucket("inflight")
+        .prefix("logs/")
+        .send()
+        .await
+        .unwrap();
+    // THEN they come sorted by key, the other key left out
+    let keys: Vec<_> = listed.uploads().iter().map(|u| u.key().unwrap()).collect();
+    assert_eq!(keys, ["logs/a.gz", "logs/b.gz"]);
+    assert_eq!(listed.is_truncated(), Some(false));
+    // AND a page of one names where the next starts, and the next page holds the rest
+    let page = s3
+        .list_multipart_uploads()
+        .bucket("inflight")
+        .max_uploads(1)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.uploads().len(), 1);
+    assert_eq!(page.is_truncated(), Some(true));
+    let rest = s3
+        .list_multipart_uploads()
+        .bucket("inflight")
+        .key_marker(page.next_key_marker().unwrap())
+        .upload_id_marker(page.next_upload_id_marker().unwrap())
+        .send()
+        .await
+        .unwrap();
+    let rest_keys: Vec<_> = rest.uploads().iter().map(|u| u.key().unwrap()).collect();
+    assert_eq!(rest_keys, ["logs/b.gz", "other"]);
+    // WHEN the first upload's parts are listed two at a time
+    let parts = s3
+        .list_parts()
+        .bucket("inflight")
+        .key(key)
+        .upload_id(&id)
+        .max_parts(2)
+        .send()
+        .await
+        .unwrap();
+    // THEN parts 1 and 2 come with their sizes, and the marker leads to part 3
+    let numbers: Vec<_> = parts
+        .parts()
+        .iter()
+        .map(|p| p.part_number().unwrap())
+        .collect();
+    let sizes: Vec<_> = parts.parts().iter().map(|p| p.size().unwrap()).collect();
+    assert_eq!((numbers, sizes), (vec![1, 2], vec![10, 20]));
+    assert_eq!(parts.is_truncated(), Some(true));
+    let last = s3
+        .list_parts()
+        .bucket("inflight")
+        .key(key)
+        .upload_id(&id)
+        .part_number_marker(parts.next_part_number_marker().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(last.parts().len(), 1);
+    assert_eq!(last.parts()[0].part_number(), Some(3));
+    // AND an unknown upload id is S3's NoSuchUpload
+    let unknown = s3
+        .list_parts()
+        .bucket("inflight")
+        .key(key)
+        .upload_id("nosuchupload")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(unknown.code(), Some("NoSuchUpload"));
+    server.shutdown().await;
+}
