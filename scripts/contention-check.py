@@ -26,6 +26,7 @@ Exits 1 if a criterion fails. Sends traffic to 127.0.0.1 only.
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -37,7 +38,15 @@ BIN = os.path.abspath(os.environ.get("BINARIES_DIR", os.path.join(ROOT, "target/
 REQUESTS = int(os.environ.get("REQUESTS", "200"))
 RATE = float(os.environ.get("RATE", "10"))
 HOGS = int(os.environ.get("HOGS", str(os.cpu_count() or 2)))
+# Without ROUNDS: BLOCKS blocks, idle and busy in turn, the busy loops
+# paused (SIGSTOP) between their blocks: the function's own CPU time per
+# invocation drifts by up to 30 % between minutes on a shared VM (two idle
+# rounds a minute apart: 1.50 and 1.97 ms), which whole rounds apart
+# compare along with the contention.
+INTERLEAVED = "ROUNDS" not in os.environ
+BLOCKS = max(2, int(os.environ.get("BLOCKS", "10")) // 2 * 2)
 ROUNDS = os.environ.get("ROUNDS", "idle,hog,idle").split(",")
+WARMUP = int(os.environ.get("WARMUP", "200"))
 CPU_SHARE = os.environ.get("CPU_SHARE", "aws")
 FUNCTION = "ConduitMonolithFunction"
 
@@ -52,12 +61,34 @@ def metrics(endpoint, name):
     return doc["lambda"]["cpu_share"]["mode"], doc["lambda"]["functions"][name]
 
 
-def run_round(api, endpoint, name):
+def pause(processes):
+    for process in processes:
+        process.send_signal(signal.SIGSTOP)
+
+
+def resume(processes):
+    for process in processes:
+        process.send_signal(signal.SIGCONT)
+
+
+def merge(rounds):
+    """One condition's blocks as one round: the figures added up, the records joined."""
+    merged = dict(rounds[0])
+    for r in rounds[1:]:
+        for key, value in r.items():
+            if key == "records":
+                merged[key] = merged[key] + value
+            elif isinstance(value, (int, float)):
+                merged[key] += value
+    return merged
+
+
+def run_round(api, endpoint, name, requests):
     before = metrics(endpoint, name)[1]
     period = 1.0 / RATE
     next_at = time.monotonic()
     failed = 0
-    for _ in range(REQUESTS):
+    for _ in range(requests):
         now = time.monotonic()
         if next_at > now:
             time.sleep(next_at - now)
@@ -68,6 +99,7 @@ def run_round(api, endpoint, name):
         except Exception:
             failed += 1
     mode, after = metrics(endpoint, name)
+    records = invocation_records(endpoint, name, after["invocations"] - before["invocations"])
     d = lambda key: after[key] - before[key]
     wa, wb = after.get("without_contention"), before.get("without_contention")
     if wa is None or wb is None:
@@ -88,7 +120,26 @@ def run_round(api, endpoint, name):
         "whole_run_ms": max(0.0, d("run_queue_wait_ms") - d("throttled_ms")),
         "throttled_ms": d("throttled_ms"),
         "cpu_ms": d("cpu_ms"),
+        "records": records,
     }
+
+
+def invocation_records(endpoint, name, count):
+    """The round's own invocation records (the function's newest `count`)."""
+    doc = json.loads(get(f"{endpoint}/_localcloud/invocations?function={name}&last={count}")[1])
+    return doc["invocations"]
+
+
+def as_aws_ms(record):
+    return record["duration_ms"] - (record.get("contention_ms") or 0.0) - (record.get("wake_up_ms") or 0.0)
+
+
+def median(values):
+    values = sorted(values)
+    if not values:
+        return 0.0
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
 
 
 def describe(label, r):
@@ -104,7 +155,12 @@ def describe(label, r):
         f"billed {r['billed_as_aws_ms']} ms\n"
         f"  older figure:    {r['whole_run_ms']:.1f} ms of run-queue wait beyond {r['throttled_ms']:.1f} ms throttled, "
         f"all threads, whole run ({r['whole_run_ms'] / r['billed_ms'] * 100 if r['billed_ms'] else 0:.1f} % of the billed time)\n"
-        f"  function CPU:    {r['cpu_ms']:.0f} ms"
+        f"  function CPU:    {r['cpu_ms']:.0f} ms\n"
+        f"  per invocation (median of {len(r['records'])} records): duration "
+        f"{median(x['duration_ms'] for x in r['records']):.3f} ms, as AWS bills "
+        f"{median(as_aws_ms(x) for x in r['records']):.3f}, contention "
+        f"{median(x.get('contention_ms') or 0.0 for x in r['records']):.3f}, CPU "
+        f"{median(x.get('cpu_ms') or 0.0 for x in r['records']):.3f}"
     )
     return share
 
@@ -141,24 +197,46 @@ def main():
              "--articles-table", "local-conduit-articles", "--comments-table", "local-conduit-comments"],
             env=env, check=True, stdout=subprocess.DEVNULL,
         )
-        for _ in range(20):
+        for _ in range(WARMUP):
             get(f"{api}/api/articles")
         results = {}
-        for label in ROUNDS:
-            if label == "hog":
-                hogs = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(HOGS)]
-                time.sleep(1)
-            results.setdefault(label, []).append(run_round(api, endpoint, name))
-            for hog in hogs:
-                hog.kill()
-                hog.wait()
-            hogs = []
-            describe(f"{label} ({HOGS} hogs)" if label == "hog" else label, results[label][-1])
+        if INTERLEAVED:
+            hogs = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(HOGS)]
+            pause(hogs)
+            per_block = max(1, REQUESTS * 2 // BLOCKS)
+            for block in range(BLOCKS):
+                label = "idle" if block % 2 == 0 else "hog"
+                if label == "hog":
+                    resume(hogs)
+                    time.sleep(0.2)
+                results.setdefault(label, []).append(run_round(api, endpoint, name, per_block))
+                if label == "hog":
+                    pause(hogs)
+                    time.sleep(0.2)
+            results = {label: [merge(blocks)] for label, blocks in results.items()}
+            for label in ("idle", "hog"):
+                describe(f"{label} ({BLOCKS // 2} blocks of {per_block} requests"
+                         + (f", {HOGS} busy loops)" if label == "hog" else ")"), results[label][0])
+        else:
+            for label in ROUNDS:
+                if label == "hog":
+                    hogs = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(HOGS)]
+                    time.sleep(1)
+                results.setdefault(label, []).append(run_round(api, endpoint, name, REQUESTS))
+                for hog in hogs:
+                    hog.kill()
+                    hog.wait()
+                hogs = []
+                describe(f"{label} ({HOGS} hogs)" if label == "hog" else label, results[label][-1])
     finally:
         for hog in hogs:
+            resume([hog])
             hog.kill()
         server.terminate()
         server.wait()
+    with open(os.path.join(work, "rounds.json"), "w") as out:
+        json.dump(results, out)
+    print(f"each round's figures and invocation records: {work}/rounds.json")
     ok = True
     for idle in results.get("idle", []):
         share = idle["contention_ms"] / idle["billed_ms"]

@@ -101,6 +101,11 @@ impl LambdaService {
         self.inner.meter.records()
     }
 
+    /// Records dropped to keep at most `max_records`.
+    pub fn dropped_records(&self) -> u64 {
+        self.inner.meter.dropped()
+    }
+
     pub fn metrics(&self) -> LambdaMetrics {
         let inner = &self.inner;
         let account = inner.concurrency.account();

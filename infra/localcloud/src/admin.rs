@@ -1,6 +1,7 @@
 //! Admin endpoints for tests and the bench driver:
 //! `GET /_localcloud/health`, `GET /_localcloud/metrics`, `POST /_localcloud/reset`,
-//! `GET|POST /_localcloud/faults` (`faults`).
+//! `GET|POST /_localcloud/faults` (`faults`), `GET /_localcloud/invocations`
+//! (the kept invocation records, each with its CPU and contention figures).
 
 use std::sync::Arc;
 
@@ -62,6 +63,34 @@ impl Admin {
         doc
     }
 
+    /// The invocation records the Lambda service kept since the last reset
+    /// (oldest first): `function=NAME` keeps one function's, `last=N` the
+    /// newest N. Per-invocation figures behind the metrics' totals, for
+    /// checks that need a distribution (scripts/contention-check.py).
+    fn invocations(&self, query: Option<&str>) -> HttpResponse {
+        let query = match InvocationsQuery::parse(query.unwrap_or("")) {
+            Ok(query) => query,
+            Err(message) => {
+                return json_response(StatusCode::BAD_REQUEST, json!({ "message": message }))
+            }
+        };
+        let (records, dropped) = match &self.stack {
+            Some(stack) => (stack.lambda.records(), stack.lambda.dropped_records()),
+            None => (Vec::new(), 0),
+        };
+        let mut kept: Vec<_> = records
+            .into_iter()
+            .filter(|r| query.function.as_ref().is_none_or(|f| &r.function == f))
+            .collect();
+        if let Some(last) = query.last {
+            kept.drain(..kept.len().saturating_sub(last));
+        }
+        json_response(
+            StatusCode::OK,
+            json!({ "invocations": kept, "dropped": dropped }),
+        )
+    }
+
     /// Zeroes every counter (capacity units, SQS requests, invocations...);
     /// tables, items, queues and messages stay, so a bench can reset between
     /// scenarios without seeding again.
@@ -95,6 +124,7 @@ impl PathService for Admin {
                 let (status, body) = crate::faults::inject(self.stack.as_deref(), request.body());
                 json_response(status, body)
             }
+            (&Method::GET, "invocations") => self.invocations(request.uri().query()),
             (&Method::GET, "iam") => json_response(
                 StatusCode::OK,
                 crate::iam_report::report(&self.iam, &self.deployments),
@@ -107,16 +137,50 @@ impl PathService for Admin {
                 self.reset();
                 json_response(StatusCode::OK, json!({"reset": true}))
             }
-            (_, "health" | "metrics" | "reset" | "faults" | "iam" | "iam/reset") => json_response(
+            (
+                _,
+                "health" | "metrics" | "reset" | "faults" | "invocations" | "iam" | "iam/reset",
+            ) => json_response(
                 StatusCode::METHOD_NOT_ALLOWED,
                 json!({"message": format!("{} is not allowed on {PREFIX}{action}", request.method())}),
             ),
             _ => json_response(
                 StatusCode::NOT_FOUND,
-                json!({"message": format!("no admin endpoint {PREFIX}{action}; try health, metrics, reset or faults")}),
+                json!({"message": format!("no admin endpoint {PREFIX}{action}; try health, metrics, invocations, reset or faults")}),
             ),
         };
         Ok(response)
+    }
+}
+
+/// `GET /_localcloud/invocations`'s parameters.
+#[derive(Debug, Default, PartialEq)]
+struct InvocationsQuery {
+    function: Option<String>,
+    last: Option<usize>,
+}
+
+impl InvocationsQuery {
+    fn parse(query: &str) -> Result<Self, String> {
+        let mut parsed = Self::default();
+        for pair in query.split('&').filter(|pair| !pair.is_empty()) {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let value = localcloud_core::url::form_decode(value);
+            match &*localcloud_core::url::form_decode(key) {
+                "function" => parsed.function = Some(value),
+                "last" => {
+                    parsed.last = Some(value.parse().map_err(|_| {
+                        format!("last must be a whole number of records, not {value:?}")
+                    })?)
+                }
+                other => {
+                    return Err(format!(
+                        "unknown parameter {other:?} of {PREFIX}invocations; use function or last"
+                    ))
+                }
+            }
+        }
+        Ok(parsed)
     }
 }
 
@@ -142,4 +206,29 @@ pub(crate) fn read_own_cpu_seconds() -> Option<(f64, f64)> {
     let user: f64 = fields.get(11)?.parse().ok()?;
     let system: f64 = fields.get(12)?.parse().ok()?;
     Some((user / ticks, system / ticks))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invocations_query_reads_function_and_last() {
+        assert_eq!(InvocationsQuery::parse(""), Ok(InvocationsQuery::default()));
+        assert_eq!(
+            InvocationsQuery::parse("function=local-conduit%2Dmono&last=20"),
+            Ok(InvocationsQuery {
+                function: Some("local-conduit-mono".into()),
+                last: Some(20),
+            })
+        );
+    }
+
+    #[test]
+    fn invocations_query_refuses_what_it_does_not_know() {
+        let bad_count = InvocationsQuery::parse("last=many").unwrap_err();
+        assert!(bad_count.contains("\"many\""), "{bad_count}");
+        let unknown = InvocationsQuery::parse("fn=x").unwrap_err();
+        assert!(unknown.contains("\"fn\""), "{unknown}");
+    }
 }

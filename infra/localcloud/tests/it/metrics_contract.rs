@@ -46,6 +46,58 @@ async fn the_served_metrics_document_is_the_typed_contract() {
 }
 
 #[tokio::test]
+async fn the_invocation_records_behind_the_totals_are_served() {
+    // GIVEN an application with one function behind an HTTP API, called three times
+    let logs = tempfile::tempdir().unwrap();
+    let cloud = noop_app("records", logs.path()).await;
+    let api = cloud.stack().unwrap().api_urls()["Api"].clone();
+    for _ in 0..3 {
+        let (status, _) = http_call("GET", &format!("{api}/noop"), "").await;
+        assert_eq!(status, 200);
+    }
+    let admin = format!("{}/_localcloud", cloud.endpoint());
+
+    // WHEN the newest two of the function's records are read
+    let served = get_json(&format!(
+        "{admin}/invocations?function=records-NoopHttp&last=2"
+    ))
+    .await;
+
+    // THEN they are the last two invocations, each with the figures the totals add up
+    let records = served["invocations"].as_array().expect("a list of records");
+    assert_eq!(records.len(), 2, "{served}");
+    let all = get_json(&format!("{admin}/invocations")).await;
+    let ids: Vec<&serde_json::Value> = all["invocations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["request_id"])
+        .collect();
+    assert_eq!(ids.len(), 3, "{all}");
+    assert_eq!(
+        [&records[0]["request_id"], &records[1]["request_id"]],
+        ids[1..]
+    );
+    for record in records {
+        assert_eq!(record["function"], "records-NoopHttp");
+        assert!(record["duration_ms"].as_f64().unwrap() > 0.0, "{record}");
+        assert!(record.get("contention_ms").is_some(), "{record}");
+    }
+    // AND a reset empties them; a wrong parameter is a 400 that names it
+    let (status, _) = http_call("POST", &format!("{admin}/reset"), "").await;
+    assert_eq!(status, 200);
+    let emptied = get_json(&format!("{admin}/invocations")).await;
+    assert_eq!(emptied["invocations"].as_array().map(Vec::len), Some(0));
+    let (status, body) = http_call("GET", &format!("{admin}/invocations?last=all"), "").await;
+    let message: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let names_it = message["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("\"all\""));
+    assert_eq!((status, names_it), (400, true), "{body}");
+    cloud.shutdown().await.unwrap();
+}
+
+#[tokio::test]
 async fn each_served_api_says_whether_it_is_an_http_api_a_rest_api_or_a_function_url() {
     // GIVEN an application with REST APIs, an HTTP API and function URLs
     let logs = tempfile::tempdir().unwrap();
