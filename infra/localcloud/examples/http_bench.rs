@@ -21,6 +21,11 @@
 //! what it measures; the floor row is the same client against an in-process
 //! server that answers at once: what loopback TCP and HTTP cost on this machine.
 //!
+//! The relay floor row is a minimal emulator (`support/relay_floor.rs`: one
+//! thread, hyper, a fixed event, nothing measured or logged) in a process of
+//! its own, in front of the raw-runtime function: the least CPU per request
+//! and the most requests per second any emulator of this design reaches here.
+//!
 //! The local cloud runs with `--cpu-share off`: its function processes use
 //! this machine's cores unthrottled, as `cargo lambda watch`'s do. With the
 //! default (`aws`), a 128 MB function would get 7 % of a vCPU, and the rows
@@ -38,6 +43,13 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Empty, Full};
 use hyper::client::conn::http1::SendRequest;
 use tokio::net::TcpStream;
+
+#[path = "support/relay_floor.rs"]
+mod relay_floor;
+
+/// `http_bench --relay-floor-serve FUNCTION ENVIRONMENTS`: the relay floor's
+/// own process (started by the benchmark itself).
+const RELAY_FLOOR_SERVE: &str = "--relay-floor-serve";
 
 /// `localcloud serve --cpu-share`: the functions' CPU share is off, so that
 /// both emulators' functions run unthrottled and the rows measure the emulators.
@@ -521,9 +533,51 @@ async fn measure(target: String, round: usize, url: &str, args: &Args, pid: Opti
     }
 }
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() {
-    let args = args();
+fn main() {
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.get(1).map(String::as_str) == Some(RELAY_FLOOR_SERVE) {
+        let (Some(function), Some(environments)) = (argv.get(2), argv.get(3)) else {
+            fail("--relay-floor-serve needs a function binary and a number of environments");
+        };
+        let environments = environments
+            .parse()
+            .unwrap_or_else(|_| fail("--relay-floor-serve: environments must be a number"));
+        relay_floor::run(Path::new(function), environments);
+    }
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(bench(args()));
+}
+
+/// The relay floor in its own process group, in front of `noop-raw`:
+/// (the process, its pid, its URL).
+fn start_relay_floor(binaries_dir: &Path, environments: usize) -> (Spawned, u32, String) {
+    use std::io::BufRead;
+    let exe = std::env::current_exe().expect("own path");
+    let mut relay = spawn_in_own_group(
+        Command::new(exe)
+            .arg(RELAY_FLOOR_SERVE)
+            .arg(binaries_dir.join("noop-raw"))
+            .arg(environments.to_string())
+            .stdout(Stdio::piped()),
+    )
+    .unwrap_or_else(|e| fail(&format!("cannot start the relay floor: {e}")));
+    let stdout = relay.child.stdout.take().expect("piped stdout");
+    let mut port = String::new();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut port)
+        .unwrap_or_else(|e| fail(&format!("relay floor: {e}")));
+    let port = port.trim().to_owned();
+    if port.is_empty() {
+        fail("the relay floor exited before printing its port");
+    }
+    let pid = relay.child.id();
+    (relay, pid, format!("http://127.0.0.1:{port}/raw"))
+}
+
+async fn bench(args: Args) {
     let work = tempfile::tempdir().expect("temporary folder");
     let floor_url = start_floor_server();
 
@@ -566,6 +620,13 @@ async fn main() {
             )
         })
         .collect();
+    let (_relay_floor, relay_pid, relay_url) =
+        start_relay_floor(&args.binaries_dir, args.connections);
+    targets.push((
+        "relay floor (minimal emulator), raw runtime".into(),
+        relay_url,
+        Some(relay_pid),
+    ));
     let _cargo_lambda = if args.cargo_lambda {
         eprintln!("starting cargo lambda watch --release on port {CARGO_LAMBDA_PORT} (the first request builds the functions)");
         let process = start_cargo_lambda(args.connections);
@@ -606,7 +667,7 @@ async fn main() {
         }
     }
     println!(
-        "\n{} sequential requests, then {} connections for {} s, per round; the local cloud with --cpu-share {CPU_SHARE} (its functions unthrottled, as cargo lambda watch's); server CPU is the localcloud process's own\n",
+        "\n{} sequential requests, then {} connections for {} s, per round; the local cloud with --cpu-share {CPU_SHARE} (its functions unthrottled, as cargo lambda watch's); server CPU is the localcloud process's own (for the relay floor, its process's)\n",
         args.sequential, args.connections, args.seconds
     );
     println!("| target | round | 1 at a time p50 / p99 | added p50 / p99 | {} connections: req/s | p50 / p99 | errors | server CPU per request |", args.connections);
