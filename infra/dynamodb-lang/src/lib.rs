@@ -1,11 +1,13 @@
 //! DynamoDB's data model and expression languages, pure Rust and synchronous:
 //! attribute values with their wire format and size rules ([`value`], [`wire`]),
-//! exact 38-digit numbers ([`number`]) and the condition, update, projection and key
-//! condition expressions ([`expr`]). Error texts are AWS's ValidationException
+//! exact 38-digit numbers ([`number`]), the condition, update, projection and key
+//! condition expressions ([`expr`]) and PartiQL statements parsed into those
+//! expressions' trees ([`partiql`]). Error texts are AWS's ValidationException
 //! messages, so the service layer can return them unchanged.
 
 pub mod expr;
 pub mod number;
+pub mod partiql;
 pub mod value;
 pub mod wire;
 

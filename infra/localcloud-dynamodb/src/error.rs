@@ -29,6 +29,10 @@ pub enum DdbError {
     /// The continuous-backup operations' name for a missing table.
     #[error("TableNotFoundException: {0}")]
     TableNotFound(String),
+    /// A PartiQL INSERT of an item that exists.
+    /// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.insert.html
+    #[error("DuplicateItemException: {0}")]
+    DuplicateItem(String),
     #[error("IdempotentParameterMismatchException: {0}")]
     IdempotentParameterMismatch(String),
     #[error("InternalServerError: {0}")]
@@ -70,6 +74,7 @@ impl From<DdbError> for AwsError {
             DdbError::ResourceInUse(m) => client("ResourceInUseException", m),
             DdbError::AccessDenied(m) => client("AccessDeniedException", m),
             DdbError::TableNotFound(m) => client("TableNotFoundException", m),
+            DdbError::DuplicateItem(m) => client("DuplicateItemException", m),
             DdbError::IdempotentParameterMismatch(m) => {
                 client("IdempotentParameterMismatchException", m)
             }

@@ -1,6 +1,6 @@
 //! The local cloud's DynamoDB: an in-memory, multi-client implementation of the
 //! DynamoDB JSON 1.0 API (tables, items, GSIs/LSIs, Query/Scan, batches,
-//! transactions, TTL), with consumed capacity computed as AWS bills it and
+//! transactions, PartiQL, TTL), with consumed capacity computed as AWS bills it and
 //! counted per table for the cost model.
 //!
 //! Layout, imports pointing down: `error`, `key` (key values and their order),

@@ -12,7 +12,7 @@ use parking_lot::RwLock;
 
 use crate::capacity::MetricsRecorder;
 use crate::error::{validation, DdbError, DdbResult};
-use crate::ops::{backups, batch, control, items, read, tags, transact, update_table};
+use crate::ops::{backups, batch, control, items, partiql, read, tags, transact, update_table};
 use crate::registry::DynamoDb;
 use crate::ttl::spawn_sweeper;
 
@@ -86,6 +86,9 @@ impl DynamoDb {
             "BatchWriteItem" => batch::batch_write(self, body),
             "TransactGetItems" => transact::transact_get(self, body),
             "TransactWriteItems" => transact::transact_write(self, body),
+            "ExecuteStatement" => partiql::execute_statement(self, body),
+            "BatchExecuteStatement" => partiql::batch_execute_statement(self, body),
+            "ExecuteTransaction" => partiql::execute_transaction(self, body),
             other => Err(DdbError::Validation(format!(
                 "Operation {other} is not supported by the local cloud"
             ))),
@@ -168,6 +171,9 @@ const KNOWN_OPERATIONS: &[&str] = &[
     "BatchWriteItem",
     "TransactGetItems",
     "TransactWriteItems",
+    "ExecuteStatement",
+    "BatchExecuteStatement",
+    "ExecuteTransaction",
 ];
 
 #[cfg(test)]

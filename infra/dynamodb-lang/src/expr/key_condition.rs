@@ -158,7 +158,7 @@ fn key_part(cond: Condition) -> Result<(String, RangeCondition), ExprError> {
         }
         // `:v < key` reads as `key > :v`.
         Condition::Compare(Operand::Value(v), op, Operand::Path(p)) => {
-            Ok((key_name(&p)?, comparison(flip(op), v)))
+            Ok((key_name(&p)?, comparison(op.mirrored(), v)))
         }
         Condition::Between(Operand::Path(p), Operand::Value(low), Operand::Value(high)) => {
             Ok((key_name(&p)?, RangeCondition::Between(low, high)))
@@ -180,15 +180,5 @@ fn comparison(op: Comparator, v: AttributeValue) -> RangeCondition {
         Comparator::Gt => RangeCondition::Gt(v),
         Comparator::Ge => RangeCondition::Ge(v),
         _ => RangeCondition::Eq(v),
-    }
-}
-
-fn flip(op: Comparator) -> Comparator {
-    match op {
-        Comparator::Lt => Comparator::Gt,
-        Comparator::Le => Comparator::Ge,
-        Comparator::Gt => Comparator::Lt,
-        Comparator::Ge => Comparator::Le,
-        other => other,
     }
 }

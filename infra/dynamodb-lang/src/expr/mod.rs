@@ -26,6 +26,7 @@ pub use context::ExpressionContext;
 pub use error::{ExprError, ExpressionKind};
 pub use key_condition::{parse_key_condition, KeyCondition, RangeCondition};
 pub use parser::Comparator;
+pub(crate) use path::check_overlap;
 pub use path::{DocumentPath, PathElement};
 pub use projection::{parse_projection, Projection};
 pub use reserved::is_reserved_word;

@@ -19,6 +19,7 @@ use crate::ops::common::{
 };
 use crate::ops::legacy;
 use crate::registry::DynamoDb;
+use crate::schema::TableDef;
 use crate::table::Table;
 
 #[derive(Deserialize)]
@@ -134,49 +135,71 @@ pub fn update_item(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
         .unwrap_or_default();
 
     let Written { old, new, consumed } = write.write(db, &table, &key, |old| {
-        let mut new = old.map_or_else(|| key_item.clone(), |o| (**o).clone());
-        if let Some(update) = &write.update {
-            update.apply(&mut new)?;
-        }
-        check_new_item(&table.def, &new, NewItem::Updated)?;
-        Ok(Some(Arc::new(new)))
+        updated_item(&table.def, &key_item, write.update.as_ref(), old)
     })?;
     let new = new.expect("an update always writes an item");
+    let attributes = returned_attributes(write.return_values, old, new, &updated);
+    write.answer(&table, &key, attributes, &consumed)
+}
+
+/// The item an update makes of the stored item (or, when there is none, of
+/// the key alone), checked before it is stored.
+pub(crate) fn updated_item(
+    def: &TableDef,
+    key_item: &Item,
+    update: Option<&UpdateExpression>,
+    old: Option<&Arc<Item>>,
+) -> DdbResult<Option<Arc<Item>>> {
+    let mut new = old.map_or_else(|| key_item.clone(), |o| (**o).clone());
+    if let Some(update) = update {
+        update.apply(&mut new)?;
+    }
+    check_new_item(def, &new, NewItem::Updated)?;
+    Ok(Some(Arc::new(new)))
+}
+
+/// What an update answers for its ReturnValues; `updated` names the
+/// top-level attributes it wrote.
+pub(crate) fn returned_attributes(
+    return_values: ReturnValues,
+    old: Option<Arc<Item>>,
+    new: Arc<Item>,
+    updated: &[String],
+) -> Option<OutItem> {
     let only_updated = |item: &Item| -> Item {
         item.iter()
             .filter(|(k, _)| updated.contains(k))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect()
     };
-    let attributes = match write.return_values {
+    match return_values {
         ReturnValues::None => None,
         ReturnValues::AllOld => old.map(OutItem::Shared),
         ReturnValues::AllNew => Some(OutItem::Shared(new)),
         ReturnValues::UpdatedOld => old.map(|o| OutItem::Owned(only_updated(&o))),
         ReturnValues::UpdatedNew => Some(OutItem::Owned(only_updated(&new))),
-    };
-    write.answer(&table, &key, attributes, &consumed)
+    }
 }
 
 /// What a write replaced, what it stored (`None`: deleted) and consumed.
-struct Written {
-    old: Option<Arc<Item>>,
-    new: Option<Arc<Item>>,
-    consumed: Consumed,
+pub(crate) struct Written {
+    pub(crate) old: Option<Arc<Item>>,
+    pub(crate) new: Option<Arc<Item>>,
+    pub(crate) consumed: Consumed,
 }
 
 /// A PutItem, DeleteItem or UpdateItem: its options and expressions, then the
 /// item at `key` replaced (or removed) if the condition holds on the stored
 /// item, checked and written under one lock, metered, and answered.
-struct ConditionalWrite {
+pub(crate) struct ConditionalWrite {
     options: WriteOptions,
-    update: Option<UpdateExpression>,
+    pub(crate) update: Option<UpdateExpression>,
     condition: Option<Condition>,
 }
 
 /// What a write asks back, checked (as AWS checks it) before its table is
 /// looked up.
-struct WriteOptions {
+pub(crate) struct WriteOptions {
     operation: &'static str,
     return_values: ReturnValues,
     return_old: bool,
@@ -232,6 +255,29 @@ impl std::ops::Deref for ConditionalWrite {
 }
 
 impl ConditionalWrite {
+    /// A write whose update and condition are trees already (a PartiQL
+    /// statement); it answers no ReturnValues and no collection metrics.
+    pub(crate) fn from_trees(
+        operation: &'static str,
+        return_old: bool,
+        capacity: ReturnCapacity,
+        update: Option<UpdateExpression>,
+        condition: Option<Condition>,
+    ) -> Self {
+        let options = WriteOptions {
+            operation,
+            return_values: ReturnValues::None,
+            return_old,
+            capacity,
+            collection_metrics: false,
+        };
+        Self {
+            options,
+            update,
+            condition,
+        }
+    }
+
     /// Its expressions, or the legacy parameters that stand for them.
     fn parse(options: WriteOptions, input: &mut ItemRequest) -> DdbResult<Self> {
         let takes_update = options.operation == "UpdateItem";
@@ -264,7 +310,7 @@ impl ConditionalWrite {
     /// Writes what `new_item` makes of the stored item (`None` deletes) if
     /// the condition holds, under the table's write lock; a failed condition
     /// is still metered.
-    fn write(
+    pub(crate) fn write(
         &self,
         db: &DynamoDb,
         table: &Table,

@@ -7,6 +7,7 @@ pub mod common;
 pub mod control;
 pub mod items;
 pub mod legacy;
+pub mod partiql;
 pub mod read;
 pub mod tags;
 pub mod transact;

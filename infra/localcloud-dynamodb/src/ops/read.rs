@@ -63,17 +63,17 @@ struct ReadOutput {
 
 /// The request, validated against the table: which key space to walk and
 /// what to do with each item found.
-struct Plan<'a> {
-    def: &'a TableDef,
-    index: Option<(usize, &'a IndexDef)>,
-    filter: Option<Condition>,
-    projection: Option<Projection>,
-    count_only: bool,
+pub(crate) struct Plan<'a> {
+    pub(crate) def: &'a TableDef,
+    pub(crate) index: Option<(usize, &'a IndexDef)>,
+    pub(crate) filter: Option<Condition>,
+    pub(crate) projection: Option<Projection>,
+    pub(crate) count_only: bool,
     /// Items read from an index are reduced to its projection, unless an LSI
     /// query asked for ALL_ATTRIBUTES (it then fetches from the table).
-    index_projects: bool,
-    limit: usize,
-    consistent: bool,
+    pub(crate) index_projects: bool,
+    pub(crate) limit: usize,
+    pub(crate) consistent: bool,
 }
 
 pub fn query(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
@@ -120,28 +120,8 @@ fn read(db: &DynamoDb, body: &[u8], is_query: bool) -> DdbResult<Vec<u8>> {
     )?;
     let table = db.table(input.table_name.as_deref())?;
     let def = &table.def;
-    let index = match input.index_name.as_deref() {
-        Some(name) => Some(def.index(name).ok_or_else(|| {
-            validation(format!(
-                "The table does not have the specified index: {name}"
-            ))
-        })?),
-        None => None,
-    };
-    if input.consistent_read && index.is_some_and(|(_, ix)| ix.global) {
-        return Err(validation(
-            "Consistent reads are not supported on global secondary indexes",
-        ));
-    }
-    let limit = match input.limit {
-        None => usize::MAX,
-        Some(n) if n >= 1 => n as usize,
-        Some(n) => {
-            return Err(validation(format!(
-                "1 validation error detected: Value '{n}' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1"
-            )))
-        }
-    };
+    let index = index_to_read(def, input.index_name.as_deref(), input.consistent_read)?;
+    let limit = page_limit(input.limit)?;
     let keys = index.map_or(&def.keys, |(_, ix)| &ix.keys);
     let value_users: &[(&str, bool)] = if is_query {
         &[
@@ -266,6 +246,40 @@ fn read(db: &DynamoDb, body: &[u8], is_query: bool) -> DdbResult<Vec<u8>> {
     })
 }
 
+/// The index a read names (`None`: the table), which must exist and, for a
+/// consistent read, be local.
+pub(crate) fn index_to_read<'a>(
+    def: &'a TableDef,
+    name: Option<&str>,
+    consistent: bool,
+) -> DdbResult<Option<(usize, &'a IndexDef)>> {
+    let Some(name) = name else {
+        return Ok(None);
+    };
+    let index = def.index(name).ok_or_else(|| {
+        validation(format!(
+            "The table does not have the specified index: {name}"
+        ))
+    })?;
+    if consistent && index.1.global {
+        return Err(validation(
+            "Consistent reads are not supported on global secondary indexes",
+        ));
+    }
+    Ok(Some(index))
+}
+
+/// The Limit parameter as a count of items to read (none: no limit).
+pub(crate) fn page_limit(limit: Option<i64>) -> DdbResult<usize> {
+    match limit {
+        None => Ok(usize::MAX),
+        Some(n) if n >= 1 => Ok(n as usize),
+        Some(n) => Err(validation(format!(
+            "1 validation error detected: Value '{n}' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1"
+        ))),
+    }
+}
+
 /// Top-level attribute names a condition reads.
 fn referenced_attributes(condition: &Condition) -> Vec<String> {
     fn operand(op: &Operand, out: &mut Vec<String>) {
@@ -377,7 +391,7 @@ fn select(
     }
 }
 
-fn start_position(
+pub(crate) fn start_position(
     def: &TableDef,
     keys: &KeySchema,
     on_index: bool,
@@ -414,36 +428,40 @@ fn start_position(
     Ok(Start { table, index })
 }
 
-struct Page {
-    items: Vec<OutItem>,
-    count: usize,
-    scanned: usize,
-    scanned_bytes: usize,
-    last_key: Option<Item>,
+pub(crate) struct Page {
+    pub(crate) items: Vec<OutItem>,
+    pub(crate) count: usize,
+    pub(crate) scanned: usize,
+    pub(crate) scanned_bytes: usize,
+    pub(crate) last_key: Option<Item>,
 }
 
 impl Page {
+    pub(crate) fn empty() -> Page {
+        Page {
+            items: Vec::new(),
+            count: 0,
+            scanned: 0,
+            scanned_bytes: 0,
+            last_key: None,
+        }
+    }
+
     /// Limit items read, or 1 MB.
-    fn is_full(&self, limit: usize) -> bool {
+    pub(crate) fn is_full(&self, limit: usize) -> bool {
         self.scanned == limit || self.scanned_bytes >= PAGE_BYTES
     }
 }
 
 impl Plan<'_> {
-    fn run(
+    pub(crate) fn run(
         &self,
         table: &Table,
         state: &TableState,
         walk: &Walk,
         start: Option<Start>,
     ) -> DdbResult<Page> {
-        let mut page = Page {
-            items: Vec::new(),
-            count: 0,
-            scanned: 0,
-            scanned_bytes: 0,
-            last_key: None,
-        };
+        let mut page = Page::empty();
         match self.index {
             None => {
                 for (hash, range, stored) in table_entries(state, walk, start.map(|s| s.table)) {

@@ -42,19 +42,21 @@ struct TransactInput {
     return_item_collection_metrics: Option<String>,
 }
 
-enum Kind {
+pub(crate) enum Kind {
     Check,
     Put(Arc<Item>),
+    /// A PartiQL INSERT: a Put refused when the item exists.
+    Insert(Arc<Item>),
     Delete,
     Update(Option<UpdateExpression>, Item),
 }
 
-struct Action {
-    table: Arc<Table>,
-    key: PrimaryKey,
-    kind: Kind,
-    condition: Option<Condition>,
-    return_old: bool,
+pub(crate) struct Action {
+    pub(crate) table: Arc<Table>,
+    pub(crate) key: PrimaryKey,
+    pub(crate) kind: Kind,
+    pub(crate) condition: Option<Condition>,
+    pub(crate) return_old: bool,
 }
 
 fn items_of(input: &mut TransactInput) -> DdbResult<Vec<TransactItem>> {
@@ -111,8 +113,30 @@ pub fn transact_get(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
         )?;
         gets.push((table, key, projection));
     }
+    let (keys, projections): (Vec<_>, Vec<_>) =
+        gets.into_iter().map(|(t, k, p)| ((t, k), p)).unzip();
+    let out = read_all(db, "TransactGetItems", &keys, capacity, |i, item| {
+        Some(match &projections[i] {
+            Some(p) => OutItem::Owned(p.apply(item)),
+            None => OutItem::Shared(item.clone()),
+        })
+    })?;
+    encode(&out)
+}
+
+/// Reads every key under the read locks of their tables (one snapshot),
+/// answering `{"Responses": [...]}` with `{"Item": ...}` for each key whose
+/// item exists and `answer` keeps (`answer` gets the key's position), `{}`
+/// otherwise; each read is a transactional (double) consistent read.
+pub(crate) fn read_all(
+    db: &DynamoDb,
+    operation: &str,
+    gets: &[(Arc<Table>, PrimaryKey)],
+    capacity: ReturnCapacity,
+    answer: impl Fn(usize, &Arc<Item>) -> Option<OutItem>,
+) -> DdbResult<Value> {
     let mut seen = HashSet::new();
-    if !gets.iter().all(|(t, k, _)| seen.insert((&t.def.name, k))) {
+    if !gets.iter().all(|(t, k)| seen.insert((&t.def.name, k))) {
         return Err(multiple_operations());
     }
     let tables = sorted_tables(gets.iter().map(|g| &g.0));
@@ -129,7 +153,7 @@ pub fn transact_get(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     };
     let mut responses = Vec::with_capacity(gets.len());
     let mut consumed: BTreeMap<String, (Arc<Table>, Consumed)> = BTreeMap::new();
-    for (table, key, projection) in &gets {
+    for (i, (table, key)) in gets.iter().enumerate() {
         let stored = state_of(table).get(key);
         let units = 2.0 * read_units(stored.map_or(0, |s| s.size), true);
         consumed
@@ -145,18 +169,15 @@ pub fn transact_get(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
             })
             .1
             .table += units;
-        responses.push(match stored {
-            Some(s) => json!({"Item": match projection {
-                Some(p) => OutItem::Owned(p.apply(&s.item)),
-                None => OutItem::Shared(s.item.clone()),
-            }}),
+        responses.push(match stored.and_then(|s| answer(i, &s.item)) {
+            Some(item) => json!({ "Item": item }),
             None => json!({}),
         });
     }
     drop(guards);
     let mut out = json!({"Responses": responses});
-    record_all(db, "TransactGetItems", consumed, capacity, &mut out);
-    encode(&out)
+    record_all(db, operation, consumed, capacity, &mut out);
+    Ok(out)
 }
 
 fn record_all(
@@ -269,6 +290,24 @@ pub fn transact_write(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
         .into_iter()
         .map(|i| parse_action(db, i))
         .collect::<DdbResult<Vec<_>>>()?;
+    let out = write_all(db, "TransactWriteItems", &actions, capacity)?;
+    let out = encode(&out)?;
+    if let Some(token) = &input.client_request_token {
+        db.idempotency.remember(token, body, &out);
+    }
+    Ok(out)
+}
+
+/// Checks every action's condition and, only if all hold, applies every
+/// write, under the write locks of all the tables involved; a failed
+/// condition cancels the whole with one reason per action. Answers `{}` with
+/// the ConsumedCapacity asked for.
+pub(crate) fn write_all(
+    db: &DynamoDb,
+    operation: &str,
+    actions: &[Action],
+    capacity: ReturnCapacity,
+) -> DdbResult<Value> {
     let mut seen = HashSet::new();
     if !actions
         .iter()
@@ -291,7 +330,7 @@ pub fn transact_write(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     // Phase 1: every condition and every new item, without writing anything.
     let mut reasons = Vec::with_capacity(actions.len());
     let mut writes = Vec::with_capacity(actions.len());
-    for action in &actions {
+    for action in actions {
         let state = &guards[slot(&action.table)];
         let old = state.get(&action.key).map(|s| s.item.clone());
         match evaluate(action, old.as_ref()) {
@@ -342,11 +381,7 @@ pub fn transact_write(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
     }
     drop(guards);
     let mut out = json!({});
-    record_all(db, "TransactWriteItems", consumed, capacity, &mut out);
-    let out = encode(&out)?;
-    if let Some(token) = &input.client_request_token {
-        db.idempotency.remember(token, body, &out);
-    }
+    record_all(db, operation, consumed, capacity, &mut out);
     Ok(out)
 }
 
@@ -354,6 +389,13 @@ pub fn transact_write(db: &DynamoDb, body: &[u8]) -> DdbResult<Vec<u8>> {
 /// cancellation reason.
 fn evaluate(action: &Action, old: Option<&Arc<Item>>) -> Result<Option<Arc<Item>>, Value> {
     let reason = |code: &str, message: &str| json!({"Code": code, "Message": message});
+    if let (Kind::Insert(_), Some(_)) = (&action.kind, old) {
+        // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.insert.html
+        return Err(reason(
+            "DuplicateItem",
+            "Duplicate primary key exists in table",
+        ));
+    }
     if let Some(condition) = &action.condition {
         match condition.evaluate(old.map_or(empty_item(), |o| &**o)) {
             Ok(true) => {}
@@ -369,7 +411,7 @@ fn evaluate(action: &Action, old: Option<&Arc<Item>>) -> Result<Option<Arc<Item>
     }
     match &action.kind {
         Kind::Check | Kind::Delete => Ok(None),
-        Kind::Put(item) => Ok(Some(item.clone())),
+        Kind::Put(item) | Kind::Insert(item) => Ok(Some(item.clone())),
         Kind::Update(update, key_item) => {
             let mut new = old.map_or_else(|| key_item.clone(), |o| (**o).clone());
             if let Some(update) = update {

@@ -9,7 +9,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::{connect::HttpConnector, Client};
 use hyper_util::rt::TokioExecutor;
-use localcloud_core::{serve_on_ephemeral_port, Dispatcher};
+use localcloud_core::{serve_on_ephemeral_port, Dispatcher, ServerHandle};
 use localcloud_dynamodb::{DynamoDb, DynamoDbConfig};
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
@@ -63,6 +63,35 @@ pub(crate) fn endpoint(url: String) -> Endpoint {
         url,
         http: Client::builder(TokioExecutor::new()).build_http(),
     }
+}
+
+/// The local cloud (served on an ephemeral port) and DynamoDB Local side by
+/// side; `None`, and the test is skipped, when DYNAMODB_LOCAL_ENDPOINT is
+/// unset (unless LOCALCLOUD_REQUIRE_ORACLES=1).
+pub(crate) async fn ours_and_oracle() -> Option<(ServerHandle, Endpoint, Endpoint)> {
+    let Ok(oracle_url) = std::env::var("DYNAMODB_LOCAL_ENDPOINT") else {
+        if std::env::var("LOCALCLOUD_REQUIRE_ORACLES").as_deref() == Ok("1") {
+            panic!("LOCALCLOUD_REQUIRE_ORACLES=1 but DYNAMODB_LOCAL_ENDPOINT is unset; run scripts/oracles/dynamodb-local.sh");
+        }
+        eprintln!("skipped: DYNAMODB_LOCAL_ENDPOINT is unset (scripts/oracles/dynamodb-local.sh starts DynamoDB Local)");
+        return None;
+    };
+    let db = DynamoDb::new(DynamoDbConfig::default());
+    let server = serve_on_ephemeral_port(Arc::new(Dispatcher::new().with_json(db)))
+        .await
+        .unwrap();
+    let ours = endpoint(format!("http://{}/", server.addr));
+    Some((server, ours, endpoint(oracle_url)))
+}
+
+/// `prefix-<milliseconds since the epoch>`: a table name no earlier run used
+/// (DynamoDB Local keeps its tables between runs).
+pub(crate) fn unique_name(prefix: &str) -> String {
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    format!("{prefix}-{millis}")
 }
 
 // ---- generation ----
@@ -385,7 +414,7 @@ impl Gen {
 
 /// Sets have no order in DynamoDB; sort their members recursively. Object
 /// keys are sorted too, so that `to_string` is canonical.
-fn normalise_value(v: &mut Value) {
+pub(crate) fn normalise_value(v: &mut Value) {
     match v {
         Value::Object(map) => {
             let mut entries: Vec<(String, Value)> = std::mem::take(map).into_iter().collect();
@@ -424,17 +453,43 @@ fn canonical_number(v: &mut Value) {
     }
 }
 
+/// The error's name without its namespace (`...#ValidationException`).
+pub(crate) fn error_code(body: &Value) -> String {
+    body["__type"]
+        .as_str()
+        .unwrap_or("")
+        .rsplit('#')
+        .next()
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Prints the error messages that differed, then drops the table on both
+/// sides and stops the local cloud.
+pub(crate) async fn finish(
+    what: &str,
+    compared: usize,
+    message_diffs: &[String],
+    table: &str,
+    (server, ours, oracle): (ServerHandle, Endpoint, Endpoint),
+) {
+    eprintln!(
+        "{compared} {what} requests compared; error messages that differ:\n{}",
+        message_diffs.join("\n")
+    );
+    for endpoint in [&ours, &oracle] {
+        endpoint
+            .call("DeleteTable", &json!({"TableName": table}))
+            .await;
+    }
+    server.shutdown().await;
+}
+
 /// `unordered`: Scan, and Query on the hash-only GSI, whose order among
 /// items sharing the index key AWS does not define.
 pub(crate) fn observable(unordered: bool, status: u16, mut body: Value) -> Value {
     if status != 200 {
-        let code = body["__type"]
-            .as_str()
-            .unwrap_or("")
-            .rsplit('#')
-            .next()
-            .unwrap_or("")
-            .to_string();
+        let code = error_code(&body);
         let reasons: Vec<Value> = body["CancellationReasons"]
             .as_array()
             .map(|rs| {
@@ -539,19 +594,9 @@ fn create_table_body(name: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn generated_sequences_behave_like_dynamodb_local() {
-    let Ok(oracle_url) = std::env::var("DYNAMODB_LOCAL_ENDPOINT") else {
-        if std::env::var("LOCALCLOUD_REQUIRE_ORACLES").as_deref() == Ok("1") {
-            panic!("LOCALCLOUD_REQUIRE_ORACLES=1 but DYNAMODB_LOCAL_ENDPOINT is unset; run scripts/oracles/dynamodb-local.sh");
-        }
-        eprintln!("skipped: DYNAMODB_LOCAL_ENDPOINT is unset (scripts/oracles/dynamodb-local.sh starts DynamoDB Local)");
+    let Some((server, ours, oracle)) = ours_and_oracle().await else {
         return;
     };
-    let db = DynamoDb::new(DynamoDbConfig::default());
-    let server = serve_on_ephemeral_port(Arc::new(Dispatcher::new().with_json(db)))
-        .await
-        .unwrap();
-    let ours = endpoint(format!("http://{}/", server.addr));
-    let oracle = endpoint(oracle_url);
     let run_id = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -748,26 +793,10 @@ fn description_shape(mut table: Value) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn create_and_describe_table_behave_like_dynamodb_local() {
-    let Ok(oracle_url) = std::env::var("DYNAMODB_LOCAL_ENDPOINT") else {
-        if std::env::var("LOCALCLOUD_REQUIRE_ORACLES").as_deref() == Ok("1") {
-            panic!("LOCALCLOUD_REQUIRE_ORACLES=1 but DYNAMODB_LOCAL_ENDPOINT is unset");
-        }
-        eprintln!("skipped: DYNAMODB_LOCAL_ENDPOINT is unset");
+    let Some((server, ours, oracle)) = ours_and_oracle().await else {
         return;
     };
-    let db = DynamoDb::new(DynamoDbConfig::default());
-    let server = serve_on_ephemeral_port(Arc::new(Dispatcher::new().with_json(db)))
-        .await
-        .unwrap();
-    let ours = endpoint(format!("http://{}/", server.addr));
-    let oracle = endpoint(oracle_url);
-    let prefix = format!(
-        "ctl-{}",
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_millis()
-    );
+    let prefix = unique_name("ctl");
     for body in create_table_cases(&prefix) {
         let (s1, b1) = ours.call("CreateTable", &body).await;
         let (s2, b2) = oracle.call("CreateTable", &body).await;

@@ -3,13 +3,9 @@
 //! `QueryFilter`, `ScanFilter`, `AttributesToGet` and `ConditionalOperator`,
 //! valid and invalid, compared by items and error codes (messages printed).
 
-use std::sync::Arc;
-
-use localcloud_core::{serve_on_ephemeral_port, Dispatcher};
-use localcloud_dynamodb::{DynamoDb, DynamoDbConfig};
 use serde_json::{json, Value};
 
-use crate::differential::{endpoint, message, observable};
+use crate::differential::{finish, message, observable, ours_and_oracle, unique_name};
 
 fn cond(op: &str, values: Value) -> Value {
     json!({"ComparisonOperator": op, "AttributeValueList": values})
@@ -172,26 +168,10 @@ fn cases(table: &str) -> Vec<(&'static str, Value)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn legacy_parameters_behave_like_dynamodb_local() {
-    let Ok(oracle_url) = std::env::var("DYNAMODB_LOCAL_ENDPOINT") else {
-        if std::env::var("LOCALCLOUD_REQUIRE_ORACLES").as_deref() == Ok("1") {
-            panic!("LOCALCLOUD_REQUIRE_ORACLES=1 but DYNAMODB_LOCAL_ENDPOINT is unset");
-        }
-        eprintln!("skipped: DYNAMODB_LOCAL_ENDPOINT is unset");
+    let Some((server, ours, oracle)) = ours_and_oracle().await else {
         return;
     };
-    let db = DynamoDb::new(DynamoDbConfig::default());
-    let server = serve_on_ephemeral_port(Arc::new(Dispatcher::new().with_json(db)))
-        .await
-        .unwrap();
-    let ours = endpoint(format!("http://{}/", server.addr));
-    let oracle = endpoint(oracle_url);
-    let table = format!(
-        "legacy-{}",
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_millis()
-    );
+    let table = unique_name("legacy");
     let create = json!({"TableName": table, "BillingMode": "PAY_PER_REQUEST",
         "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "N"}]});
@@ -217,15 +197,12 @@ async fn legacy_parameters_behave_like_dynamodb_local() {
             "{op} {body}"
         );
     }
-    eprintln!(
-        "{} legacy requests compared; error messages that differ:\n{}",
+    finish(
+        "legacy",
         all.len(),
-        message_diffs.join("\n")
-    );
-    for endpoint in [&ours, &oracle] {
-        endpoint
-            .call("DeleteTable", &json!({"TableName": table}))
-            .await;
-    }
-    server.shutdown().await;
+        &message_diffs,
+        &table,
+        (server, ours, oracle),
+    )
+    .await;
 }

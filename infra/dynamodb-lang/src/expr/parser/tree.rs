@@ -29,6 +29,17 @@ pub enum Comparator {
 }
 
 impl Comparator {
+    /// The comparator with its operands swapped: `a < b` is `b > a`.
+    pub fn mirrored(self) -> Comparator {
+        match self {
+            Comparator::Lt => Comparator::Gt,
+            Comparator::Le => Comparator::Ge,
+            Comparator::Gt => Comparator::Lt,
+            Comparator::Ge => Comparator::Le,
+            other => other,
+        }
+    }
+
     pub fn symbol(self) -> &'static str {
         match self {
             Comparator::Eq => "=",
