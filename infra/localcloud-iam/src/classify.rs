@@ -119,6 +119,23 @@ fn dynamodb(op: &str, body: &Value, at: &Where) -> Call {
                 }
             }
         }
+        // PartiQL is authorised per statement: dynamodb:PartiQLSelect, ...Insert,
+        // ...Update or ...Delete on the table or index it names
+        // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-iam.html).
+        "ExecuteStatement" | "BatchExecuteStatement" | "ExecuteTransaction" => {
+            let single = str_of(body, "Statement").into_iter();
+            let listed = ["Statements", "TransactStatements"]
+                .iter()
+                .filter_map(|key| body.get(*key).and_then(Value::as_array))
+                .flatten()
+                .filter_map(|s| str_of(s, "Statement"));
+            for statement in single.chain(listed) {
+                match partiql_target(&statement) {
+                    Some((action, target)) => push(action, at.arn("dynamodb", &target)),
+                    None => push(op, "*".into()),
+                }
+            }
+        }
         _ => match str_of(body, "TableName") {
             Some(name) => match str_of(body, "IndexName") {
                 Some(index) => push(
@@ -135,6 +152,84 @@ fn dynamodb(op: &str, body: &Value, at: &Where) -> Call {
         operation: op.to_string(),
         requests,
     }
+}
+
+/// The IAM action and the resource (`table/T` or `table/T/index/I`) a
+/// PartiQL statement needs; `None` where it names no table (the service
+/// refuses it as malformed).
+fn partiql_target(statement: &str) -> Option<(&'static str, String)> {
+    let tokens = partiql_tokens(statement);
+    let word = |i: usize| tokens.get(i).map(|t| t.to_ascii_uppercase());
+    let verb = tokens.iter().position(|t| {
+        matches!(
+            t.to_ascii_uppercase().as_str(),
+            "SELECT" | "INSERT" | "UPDATE" | "DELETE"
+        )
+    })?;
+    let (action, name_at) = match word(verb)?.as_str() {
+        "SELECT" => ("PartiQLSelect", after(&tokens, verb, "FROM")?),
+        "DELETE" => ("PartiQLDelete", after(&tokens, verb, "FROM")?),
+        "INSERT" => ("PartiQLInsert", after(&tokens, verb, "INTO")?),
+        _ => ("PartiQLUpdate", verb + 1),
+    };
+    let table = tokens.get(name_at)?;
+    let index = (tokens.get(name_at + 1).map(String::as_str) == Some("."))
+        .then(|| tokens.get(name_at + 2))
+        .flatten();
+    Some(match index {
+        Some(index) => (action, format!("table/{table}/index/{index}")),
+        None => (action, format!("table/{table}")),
+    })
+}
+
+/// The position after the first `keyword` that follows `from`.
+fn after(tokens: &[String], from: usize, keyword: &str) -> Option<usize> {
+    tokens[from..]
+        .iter()
+        .position(|t| t.eq_ignore_ascii_case(keyword))
+        .map(|at| from + at + 1)
+}
+
+/// Words, quoted identifiers (unquoted, `""` for a quote) and single
+/// punctuation; string literals ('...') are skipped, so a `FROM` inside a
+/// value is not read as the keyword.
+fn partiql_tokens(text: &str) -> Vec<String> {
+    let mut tokens = Vec::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' | '\'' => {
+                let mut quoted = String::new();
+                while let Some(q) = chars.next() {
+                    if q == c && chars.peek() == Some(&c) {
+                        chars.next();
+                        quoted.push(c);
+                    } else if q == c {
+                        break;
+                    } else {
+                        quoted.push(q);
+                    }
+                }
+                if c == '"' {
+                    tokens.push(quoted);
+                }
+            }
+            c if c.is_alphanumeric() || c == '_' || c == '-' => {
+                let mut word = c.to_string();
+                while let Some(&w) = chars.peek() {
+                    if !(w.is_alphanumeric() || w == '_' || w == '-') {
+                        break;
+                    }
+                    word.push(w);
+                    chars.next();
+                }
+                tokens.push(word);
+            }
+            c if c.is_whitespace() => {}
+            c => tokens.push(c.to_string()),
+        }
+    }
+    tokens
 }
 
 fn sqs(op: &str, body: &Value, at: &Where) -> Call {
@@ -386,6 +481,32 @@ mod tests {
                     ("dynamodb:UpdateItem", t("B")),
                     ("dynamodb:ConditionCheckItem", t("B")),
                 ],
+            ),
+            (
+                "DynamoDB_20120810.ExecuteStatement",
+                r#"{"Statement":"SELECT * FROM \"Users\".\"ByEmail\" WHERE email = 'x FROM y'"}"#,
+                vec![("dynamodb:PartiQLSelect", t("Users/index/ByEmail"))],
+            ),
+            (
+                "DynamoDB_20120810.BatchExecuteStatement",
+                r#"{"Statements":[{"Statement":"insert into Orders value {'id': ?}"},{"Statement":"DELETE FROM \"Orders\" WHERE id = 1"}]}"#,
+                vec![
+                    ("dynamodb:PartiQLInsert", t("Orders")),
+                    ("dynamodb:PartiQLDelete", t("Orders")),
+                ],
+            ),
+            (
+                "DynamoDB_20120810.ExecuteTransaction",
+                r#"{"TransactStatements":[{"Statement":"UPDATE \"A\" SET n = n + 1 WHERE id = 'a'"},{"Statement":"EXISTS(SELECT * FROM B WHERE id = 'b')"}]}"#,
+                vec![
+                    ("dynamodb:PartiQLUpdate", t("A")),
+                    ("dynamodb:PartiQLSelect", t("B")),
+                ],
+            ),
+            (
+                "DynamoDB_20120810.ExecuteStatement",
+                r#"{"Statement":"not a statement"}"#,
+                vec![("dynamodb:ExecuteStatement", "*".into())],
             ),
             (
                 "DynamoDB_20120810.ListTables",
