@@ -1,7 +1,8 @@
 //! STS: `GetCallerIdentity` (who the caller is, from its credentials),
 //! `AssumeRole` of a role the local cloud knows (a function's execution
-//! role) and `GetSessionToken`, with credentials the local cloud mints and
-//! therefore verifies.
+//! role), `GetSessionToken` and `GetFederationToken`, with credentials the
+//! local cloud mints and therefore verifies; and `DecodeAuthorizationMessage`,
+//! which has nothing to decode (the local cloud's refusals are in clear).
 //! https://docs.aws.amazon.com/STS/latest/APIReference/API_Operations.html
 
 use std::sync::Arc;
@@ -78,8 +79,95 @@ fn duration(params: &Params, default: i64, max: i64) -> Result<Duration, QueryEr
     Ok(Duration::seconds(seconds))
 }
 
+/// A session or federated user name: 2 to `max` characters of `[\w+=,.@-]`.
+fn check_name(name: &str, member: &str, max: usize) -> Result<(), QueryError> {
+    if !(2..=max).contains(&name.len()) {
+        return Err(QueryError::validation(format!("1 validation error detected: Value '{name}' at '{member}' failed to satisfy constraint: Member must have length between 2 and {max}")));
+    }
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "_+=,.@-".contains(c))
+    {
+        return Err(QueryError::validation(format!("1 validation error detected: Value '{name}' at '{member}' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@-]*")));
+    }
+    Ok(())
+}
+
+/// The session policy of GetFederationToken: a JSON object of at most
+/// 2,048 characters; its packed size as the percentage of the limit it
+/// takes (the local cloud does not compress it as AWS does).
+fn packed_policy_size(policy: &str) -> Result<usize, QueryError> {
+    const MAX: usize = 2048;
+    if !matches!(
+        serde_json::from_str::<serde_json::Value>(policy),
+        Ok(serde_json::Value::Object(_))
+    ) {
+        return Err(QueryError::new(
+            400,
+            "MalformedPolicyDocument",
+            "The policy is not in the valid JSON format.",
+        ));
+    }
+    if policy.len() > MAX {
+        return Err(QueryError::new(
+            400,
+            "PackedPolicyTooLarge",
+            format!(
+                "Packed size of the policy exceeds the limit by {}%.",
+                (policy.len() - MAX) * 100 / MAX
+            ),
+        ));
+    }
+    Ok((policy.len() * 100).div_ceil(MAX))
+}
+
+/// How an answer names who holds the credentials it issues.
+struct Holder<'a> {
+    action: &'a str,
+    element: &'a str,
+    id_element: &'a str,
+    id: String,
+}
+
+/// Mints credentials for `principal` and answers with them and their
+/// holder (`<AssumedRoleUser><AssumedRoleId>..<Arn>..`), then `rest`.
+fn issue(
+    iam: &Iam,
+    principal: Principal,
+    lifetime: Duration,
+    holder: Holder,
+    rid: &str,
+    rest: impl FnOnce(&mut Xml),
+) -> HttpResponse {
+    let arn = principal.arn();
+    let credentials = iam.sessions.open(principal, lifetime);
+    response(NS, holder.action, rid, |doc| {
+        credentials_xml(doc, &credentials);
+        doc.open(holder.element)
+            .text(holder.id_element, holder.id)
+            .text("Arn", arn)
+            .close(holder.element);
+        rest(doc);
+    })
+}
+
 fn access_denied(message: String) -> QueryError {
     QueryError::new(403, "AccessDenied", message)
+}
+
+/// The account of a caller with long-term credentials; `operation` (one
+/// that mints credentials) refuses a session's, as on AWS.
+fn administrator_account(
+    caller: &Caller,
+    ctx: &RequestContext,
+    operation: &str,
+) -> Result<String, QueryError> {
+    match caller {
+        Caller::Session(_) => Err(access_denied(format!(
+            "Cannot call {operation} with session credentials"
+        ))),
+        Caller::Administrator => Ok(ctx.account_id.clone()),
+    }
 }
 
 impl Sts {
@@ -99,6 +187,11 @@ impl Sts {
                 Principal::Administrator { account } => {
                     (s.principal.arn(), account.clone(), account.clone())
                 }
+                Principal::FederatedUser { account, name } => (
+                    s.principal.arn(),
+                    format!("{account}:{name}"),
+                    account.clone(),
+                ),
             },
             Caller::Administrator => (
                 format!("arn:aws:iam::{}:root", ctx.account_id),
@@ -123,13 +216,7 @@ impl Sts {
     ) -> Result<HttpResponse, QueryError> {
         let arn = params.required("RoleArn")?.to_string();
         let session_name = params.required("RoleSessionName")?.to_string();
-        let valid_name = (2..=64).contains(&session_name.len())
-            && session_name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "_+=,.@-".contains(c));
-        if !valid_name {
-            return Err(QueryError::new(400, "ValidationError", format!("1 validation error detected: Value '{session_name}' at 'roleSessionName' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@-]*")));
-        }
+        check_name(&session_name, "roleSessionName", 64)?;
         let lifetime = duration(params, 3600, 43_200)?;
         let caller_arn = match caller {
             Caller::Session(s) => s.principal.arn(),
@@ -164,22 +251,14 @@ impl Sts {
                 return Err(denied(&caller_arn));
             }
         }
-        let principal = Principal::AssumedRole {
-            role: role.clone(),
-            session_name: session_name.clone(),
+        let holder = Holder {
+            action: "AssumeRole",
+            element: "AssumedRoleUser",
+            id_element: "AssumedRoleId",
+            id: format!("{}:{session_name}", role_id(&role.arn())),
         };
-        let assumed_arn = principal.arn();
-        let credentials = iam.sessions.open(principal, lifetime);
-        Ok(response(NS, "AssumeRole", rid, |doc| {
-            credentials_xml(doc, &credentials);
-            doc.open("AssumedRoleUser")
-                .text(
-                    "AssumedRoleId",
-                    format!("{}:{session_name}", role_id(&role.arn())),
-                )
-                .text("Arn", assumed_arn)
-                .close("AssumedRoleUser");
-        }))
+        let principal = Principal::AssumedRole { role, session_name };
+        Ok(issue(iam, principal, lifetime, holder, rid, |_| {}))
     }
 
     /// https://docs.aws.amazon.com/STS/latest/APIReference/API_GetSessionToken.html
@@ -192,14 +271,7 @@ impl Sts {
         rid: &str,
     ) -> Result<HttpResponse, QueryError> {
         let lifetime = duration(params, 43_200, 129_600)?;
-        let account = match caller {
-            Caller::Session(_) => {
-                return Err(access_denied(
-                    "Cannot call GetSessionToken with session credentials".into(),
-                ))
-            }
-            Caller::Administrator => ctx.account_id.clone(),
-        };
+        let account = administrator_account(caller, ctx, "GetSessionToken")?;
         let credentials = iam
             .sessions
             .open(Principal::Administrator { account }, lifetime);
@@ -207,6 +279,49 @@ impl Sts {
             credentials_xml(doc, &credentials);
         }))
     }
+
+    /// Credentials of a federated user, for the account's administrator
+    /// (its root user: at most an hour, a longer duration is cut to one, as
+    /// AWS does); a session's credentials are refused.
+    /// https://docs.aws.amazon.com/STS/latest/APIReference/API_GetFederationToken.html
+    fn get_federation_token(
+        &self,
+        iam: &Iam,
+        caller: &Caller,
+        ctx: &RequestContext,
+        params: &Params,
+        rid: &str,
+    ) -> Result<HttpResponse, QueryError> {
+        let name = params.required("Name")?.to_string();
+        check_name(&name, "name", 32)?;
+        let lifetime = duration(params, 43_200, 129_600)?.min(Duration::seconds(3600));
+        let packed = params.get("Policy").map(packed_policy_size).transpose()?;
+        let account = administrator_account(caller, ctx, "GetFederationToken")?;
+        let holder = Holder {
+            action: "GetFederationToken",
+            element: "FederatedUser",
+            id_element: "FederatedUserId",
+            id: format!("{account}:{name}"),
+        };
+        let principal = Principal::FederatedUser { account, name };
+        Ok(issue(iam, principal, lifetime, holder, rid, |doc| {
+            if let Some(size) = packed {
+                doc.text("PackedPolicySize", size.to_string());
+            }
+        }))
+    }
+}
+
+/// The local cloud encodes no authorization message (its AccessDenied
+/// messages say why in clear), so every message is one it cannot decode.
+/// https://docs.aws.amazon.com/STS/latest/APIReference/API_DecodeAuthorizationMessage.html
+fn decode_authorization_message(params: &Params) -> Result<HttpResponse, QueryError> {
+    params.required("EncodedMessage")?;
+    Err(QueryError::new(
+        400,
+        "InvalidAuthorizationMessageException",
+        "The error message could not be decoded: the local cloud encodes no authorization messages.",
+    ))
 }
 
 #[async_trait]
@@ -231,6 +346,10 @@ impl PathService for Sts {
             (Some("GetSessionToken"), Some(iam)) => {
                 self.get_session_token(iam, &caller, &ctx, &params, &request_id)
             }
+            (Some("GetFederationToken"), Some(iam)) => {
+                self.get_federation_token(iam, &caller, &ctx, &params, &request_id)
+            }
+            (Some("DecodeAuthorizationMessage"), _) => decode_authorization_message(&params),
             (other, _) => Err(QueryError::new(
                 400,
                 "InvalidAction",
@@ -241,5 +360,34 @@ impl PathService for Sts {
             )),
         };
         Ok(result.unwrap_or_else(|e| e.into_response(NS, &request_id)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_two_to_max_characters_of_sts_s_alphabet() {
+        assert!(check_name("alice@example.com", "name", 32).is_ok());
+        for bad in ["a", "has space", &"x".repeat(33)] {
+            let err = check_name(bad, "name", 32).unwrap_err();
+            assert_eq!(err.code, "ValidationError", "{bad}");
+            assert!(err.message.contains("'name'"), "{}", err.message);
+        }
+    }
+
+    #[test]
+    fn session_policies_must_be_json_objects_within_the_packed_limit() {
+        assert_eq!(packed_policy_size(r#"{"Version":"2012-10-17"}"#), Ok(2));
+        assert_eq!(
+            packed_policy_size("[1]").unwrap_err().code,
+            "MalformedPolicyDocument"
+        );
+        let big = format!(r#"{{"Sid":"{}"}}"#, "x".repeat(3000));
+        assert_eq!(
+            packed_policy_size(&big).unwrap_err().code,
+            "PackedPolicyTooLarge"
+        );
     }
 }

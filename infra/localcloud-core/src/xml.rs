@@ -50,6 +50,17 @@ impl Xml {
         self
     }
 
+    /// Opens `name` with attributes (`xsi:type="Group"`), values escaped.
+    pub fn open_with(&mut self, name: &str, attributes: &[(&str, &str)]) -> &mut Self {
+        self.0.push_str(&format!("<{name}"));
+        for (attribute, value) in attributes {
+            self.0
+                .push_str(&format!(" {attribute}=\"{}\"", escape(value)));
+        }
+        self.0.push('>');
+        self
+    }
+
     pub fn close(&mut self, name: &str) -> &mut Self {
         self.0.push_str(&format!("</{name}>"));
         self
@@ -134,5 +145,14 @@ mod tests {
         let mut doc = Xml::document("R", "ns");
         doc.text("Key", "a<b&c");
         assert!(doc.finish("R").ends_with("<Key>a&lt;b&amp;c</Key></R>"));
+    }
+
+    #[test]
+    fn attributes_are_written_escaped() {
+        let mut doc = Xml::document("R", "ns");
+        doc.open_with("G", &[("xsi:type", "a\"b")]).close("G");
+        assert!(doc
+            .finish("R")
+            .ends_with("<G xsi:type=\"a&quot;b\"></G></R>"));
     }
 }

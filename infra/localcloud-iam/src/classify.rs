@@ -358,12 +358,27 @@ fn s3(request: &http::Request<bytes::Bytes>) -> Call {
         (None, _) => ("ListAllMyBuckets", "*".to_string()),
         (Some(bucket), Some(key)) => {
             let object = format!("arn:aws:s3:::{bucket}/{key}");
+            // A call naming a version needs the `*Version*` action.
+            // https://docs.aws.amazon.com/AmazonS3/latest/userguide/using-with-s3-policy-actions.html
+            let version = has("versionId");
             let op = match *method {
+                Method::GET | Method::HEAD if has("tagging") && version => {
+                    "GetObjectVersionTagging"
+                }
                 Method::GET | Method::HEAD if has("tagging") => "GetObjectTagging",
+                Method::GET if has("acl") && version => "GetObjectVersionAcl",
+                Method::GET if has("acl") => "GetObjectAcl",
+                Method::GET if has("attributes") && version => "GetObjectVersionAttributes",
+                Method::GET if has("attributes") => "GetObjectAttributes",
+                Method::GET | Method::HEAD if version => "GetObjectVersion",
                 Method::GET | Method::HEAD => "GetObject",
+                Method::PUT if has("tagging") && version => "PutObjectVersionTagging",
                 Method::PUT if has("tagging") => "PutObjectTagging",
+                Method::PUT if has("acl") && version => "PutObjectVersionAcl",
+                Method::PUT if has("acl") => "PutObjectAcl",
                 Method::PUT | Method::POST => "PutObject",
                 Method::DELETE if has("uploadId") => "AbortMultipartUpload",
+                Method::DELETE if version => "DeleteObjectVersion",
                 Method::DELETE => "DeleteObject",
                 _ => "UnknownOperation",
             };
@@ -374,7 +389,10 @@ fn s3(request: &http::Request<bytes::Bytes>) -> Call {
             let op = match *method {
                 Method::GET if has("location") => "GetBucketLocation",
                 Method::GET if has("policy") => "GetBucketPolicy",
+                Method::GET if has("versions") => "ListBucketVersions",
+                Method::GET if has("acl") => "GetBucketAcl",
                 Method::GET | Method::HEAD => "ListBucket",
+                Method::PUT if has("acl") => "PutBucketAcl",
                 Method::PUT if has("policy") => "PutBucketPolicy",
                 Method::PUT => "CreateBucket",
                 // `DeleteObjects` is authorised as `s3:DeleteObject`.
@@ -394,13 +412,15 @@ fn s3(request: &http::Request<bytes::Bytes>) -> Call {
 
 fn sts(request: &http::Request<bytes::Bytes>) -> Call {
     let action = sts_action(request);
-    // `GetCallerIdentity` needs no permission; `GetSessionToken` is refused
-    // to role sessions by STS itself (see the STS service).
+    // `GetCallerIdentity` needs no permission; `GetSessionToken` and
+    // `GetFederationToken` are refused to role sessions by STS itself (see
+    // the STS service).
     let requests = match action.as_str() {
         "AssumeRole" => {
             let role = form_param(request, "RoleArn").unwrap_or_default();
             vec![Request::new("sts:AssumeRole", role)]
         }
+        "DecodeAuthorizationMessage" => vec![Request::new("sts:DecodeAuthorizationMessage", "*")],
         _ => Vec::new(),
     };
     Call {
@@ -568,17 +588,20 @@ mod tests {
         );
     }
 
+    /// The (action, resource) pairs of one path-style S3 request.
+    fn s3_call(method: &str, path: &str) -> Vec<(String, String)> {
+        let request = http::Request::builder()
+            .method(method)
+            .uri(path)
+            .header("host", "127.0.0.1:4566")
+            .body(bytes::Bytes::new())
+            .unwrap();
+        pairs(&classify(&request, "s3", &AT))
+    }
+
     #[test]
     fn s3_objects_and_buckets() {
-        let call = |method: &str, path: &str| {
-            let request = http::Request::builder()
-                .method(method)
-                .uri(path)
-                .header("host", "127.0.0.1:4566")
-                .body(bytes::Bytes::new())
-                .unwrap();
-            pairs(&classify(&request, "s3", &AT))
-        };
+        let call = s3_call;
         assert_eq!(
             call("GET", "/b/k/x.txt"),
             vec![("s3:GetObject".into(), "arn:aws:s3:::b/k/x.txt".into())]
@@ -591,5 +614,25 @@ mod tests {
             call("GET", "/b?list-type=2"),
             vec![("s3:ListBucket".into(), "arn:aws:s3:::b".into())]
         );
+    }
+
+    #[test]
+    fn s3_calls_naming_a_version_or_an_acl_need_their_own_actions() {
+        let action = |method: &str, path: &str| s3_call(method, path)[0].0.clone();
+        for (method, path, expected) in [
+            ("GET", "/b/k?versionId=v1", "s3:GetObjectVersion"),
+            ("DELETE", "/b/k?versionId=v1", "s3:DeleteObjectVersion"),
+            (
+                "GET",
+                "/b/k?tagging&versionId=v1",
+                "s3:GetObjectVersionTagging",
+            ),
+            ("PUT", "/b/k?acl", "s3:PutObjectAcl"),
+            ("GET", "/b/k?attributes", "s3:GetObjectAttributes"),
+            ("GET", "/b?versions", "s3:ListBucketVersions"),
+            ("PUT", "/b?acl", "s3:PutBucketAcl"),
+        ] {
+            assert_eq!(action(method, path), expected, "{method} {path}");
+        }
     }
 }

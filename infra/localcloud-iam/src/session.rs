@@ -70,6 +70,10 @@ pub enum Principal {
     },
     /// The account's administrator (`GetSessionToken`): never denied.
     Administrator { account: String },
+    /// `arn:aws:sts::{account}:federated-user/{name}` (`GetFederationToken`
+    /// by the administrator); its session policy is not evaluated, so it is
+    /// never denied either (docs/iam.md).
+    FederatedUser { account: String, name: String },
 }
 
 impl Principal {
@@ -81,13 +85,18 @@ impl Principal {
                 role.account, role.name
             ),
             Principal::Administrator { account } => format!("arn:aws:iam::{account}:root"),
+            Principal::FederatedUser { account, name } => {
+                format!("arn:aws:sts::{account}:federated-user/{name}")
+            }
         }
     }
 
     pub fn account(&self) -> &str {
         match self {
             Principal::AssumedRole { role, .. } => &role.account,
-            Principal::Administrator { account } => account,
+            Principal::Administrator { account } | Principal::FederatedUser { account, .. } => {
+                account
+            }
         }
     }
 }

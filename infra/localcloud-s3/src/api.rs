@@ -46,8 +46,19 @@ impl PathService for S3Service {
 impl S3Service {
     fn answer(&self, request: &HttpRequest) -> Result<HttpResponse, S3Error> {
         let at = address(host(request), request.uri().path());
+        // An aws-chunked body's trailers (checksums) read as headers.
+        let mut headers = request.headers().clone();
         let body = if chunked::is_chunked(request.headers()) {
-            chunked::decode(request.body())?
+            let (body, trailers) = chunked::decode(request.body())?;
+            for (name, value) in trailers {
+                if let (Ok(name), Ok(value)) = (
+                    http::HeaderName::from_bytes(name.as_bytes()),
+                    http::HeaderValue::from_str(&value),
+                ) {
+                    headers.insert(name, value);
+                }
+            }
+            body
         } else {
             request.body().clone()
         };
@@ -57,7 +68,7 @@ impl S3Service {
         let call = Call {
             ctx: RequestContext::from_headers(request.headers()),
             method: request.method(),
-            headers: request.headers(),
+            headers: &headers,
             query,
             body,
         };

@@ -10,6 +10,7 @@ use crate::error::S3Error;
 use crate::protocol::{empty, iso, not_implemented, response, xml, Call, S3_NS};
 use crate::service::S3Service;
 use crate::store::Setting;
+use crate::uploads_api::max_param;
 use localcloud_core::xml::{elements, first, Xml};
 
 pub(crate) fn list_buckets(s3: &S3Service, call: &Call) -> Result<HttpResponse, S3Error> {
@@ -33,6 +34,14 @@ pub(crate) fn list_buckets(s3: &S3Service, call: &Call) -> Result<HttpResponse, 
 pub(crate) fn bucket(s3: &S3Service, call: &Call, name: &str) -> Result<HttpResponse, S3Error> {
     let setting = call.query.keys().find_map(|k| Setting::from_query(k));
     match (call.method, setting) {
+        (&Method::GET, Some(Setting::Versioning)) => crate::versions_api::get_versioning(s3, name),
+        (&Method::GET, Some(Setting::Acl)) => crate::acl_api::get_bucket_acl(s3, call, name),
+        (&Method::PUT, Some(Setting::Acl)) => crate::acl_api::put_bucket_acl(s3, call, name),
+        (&Method::DELETE, Some(Setting::Versioning | Setting::Acl)) => Err(S3Error::new(
+            405,
+            "MethodNotAllowed",
+            "The specified method is not allowed against this resource.",
+        )),
         (&Method::PUT, Some(setting)) => {
             s3.put_setting(name, setting, call.body.clone())?;
             Ok(empty(if setting == Setting::Policy { 204 } else { 200 }))
@@ -68,6 +77,9 @@ pub(crate) fn bucket(s3: &S3Service, call: &Call, name: &str) -> Result<HttpResp
         }
         (&Method::GET, None) if call.has("uploads") => {
             crate::uploads_api::list_uploads(s3, call, name)
+        }
+        (&Method::GET, None) if call.has("versions") => {
+            crate::versions_api::list_versions(s3, call, name)
         }
         (&Method::GET, None) => list_objects(s3, call, name),
         (&Method::POST, None) if call.has("delete") => delete_objects(s3, call, name),
@@ -119,7 +131,12 @@ fn create(s3: &S3Service, call: &Call, name: &str) -> Result<HttpResponse, S3Err
         }
         None => "us-east-1".to_string(),
     };
+    let creation = crate::acl_api::creation_acl(call)?;
     s3.create_bucket(name, &region)?;
+    s3.with_bucket(name, |b| {
+        creation.apply(b);
+        Ok(())
+    })?;
     Ok(response(200)
         .header("location", format!("/{name}"))
         .body(Bytes::new())
@@ -130,10 +147,6 @@ fn get_setting(s3: &S3Service, name: &str, setting: Setting) -> Result<HttpRespo
     match (s3.setting(name, setting)?, setting) {
         (Some(body), Setting::Policy) => Ok(response(200).header("content-type", "application/json").body(body).expect("valid")),
         (Some(body), _) => Ok(xml(String::from_utf8_lossy(&body).into_owned())),
-        // A bucket never versioned answers with an empty configuration.
-        (None, Setting::Versioning) => Ok(xml(format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<VersioningConfiguration xmlns=\"{S3_NS}\"/>"
-        ))),
         // Since January 2023 every bucket has SSE-S3 encryption by default.
         // https://docs.aws.amazon.com/AmazonS3/latest/userguide/default-encryption-faq.html
         (None, Setting::Encryption) => Ok(xml(format!(
@@ -148,39 +161,15 @@ fn list_objects(s3: &S3Service, call: &Call, name: &str) -> Result<HttpResponse,
     let v2 = call.param("list-type") == Some("2");
     let prefix = call.param("prefix").unwrap_or_default();
     let delimiter = call.param("delimiter").filter(|d| !d.is_empty());
-    let max = match call.param("max-keys") {
-        None => 1000,
-        Some(m) => m
-            .parse::<usize>()
-            .map_err(|_| {
-                S3Error::invalid_argument(
-                    "Provided max-keys not an integer or within integer range",
-                )
-            })?
-            .min(1000),
-    };
-    let url_encode = match call.param("encoding-type") {
-        None => false,
-        Some("url") => true,
-        Some(_) => {
-            return Err(S3Error::invalid_argument(
-                "Invalid Encoding Method specified in Request",
-            ))
-        }
-    };
+    let max = max_param(call, "max-keys")?;
+    let url_encode = url_encoding(call)?;
     let token = call.param("continuation-token");
     let after = match (v2, token) {
         (true, Some(t)) => Some(decode_token(t)?),
         (true, None) => call.param("start-after").map(str::to_string),
         (false, _) => call.param("marker").map(str::to_string),
     };
-    let enc = |s: &str| {
-        if url_encode {
-            url_encode_key(s)
-        } else {
-            s.to_string()
-        }
-    };
+    let enc = |s: &str| encoded(url_encode, s);
     let mut doc = Xml::document("ListBucketResult", S3_NS);
     let listing = s3.with_bucket(name, |b| {
         let listing = b.list(prefix, delimiter, after.as_deref(), max);
@@ -213,8 +202,7 @@ fn list_objects(s3: &S3Service, call: &Call, name: &str) -> Result<HttpResponse,
                 doc.text("NextMarker", enc(next));
             }
         }
-        for key in &listing.keys {
-            let o = &b.objects[key];
+        for (key, o) in listing.keys.iter().filter_map(|k| Some((k, b.current(k)?))) {
             doc.open("Contents")
                 .text("Key", enc(key))
                 .text("LastModified", iso(&o.last_modified))
@@ -232,6 +220,26 @@ fn list_objects(s3: &S3Service, call: &Call, name: &str) -> Result<HttpResponse,
     })?;
     let _ = listing;
     Ok(xml(doc.finish("ListBucketResult")))
+}
+
+/// True with `encoding-type=url`; any other encoding is refused.
+pub(crate) fn url_encoding(call: &Call) -> Result<bool, S3Error> {
+    match call.param("encoding-type") {
+        None => Ok(false),
+        Some("url") => Ok(true),
+        Some(_) => Err(S3Error::invalid_argument(
+            "Invalid Encoding Method specified in Request",
+        )),
+    }
+}
+
+/// A key or prefix as the listing shows it, URL-encoded when asked.
+pub(crate) fn encoded(url_encode: bool, text: &str) -> String {
+    if url_encode {
+        url_encode_key(text)
+    } else {
+        text.to_string()
+    }
 }
 
 fn encode_token(key: &str) -> String {
@@ -260,25 +268,40 @@ fn url_encode_key(key: &str) -> String {
     out
 }
 
-/// `POST /{bucket}?delete`: keys that do not exist count as deleted.
+/// `POST /{bucket}?delete`: each key (or version) deleted as DeleteObject
+/// would; keys that do not exist count as deleted.
+/// https://docs.aws.amazon.com/AmazonS3/latest/API/API_DeleteObjects.html
 fn delete_objects(s3: &S3Service, call: &Call, name: &str) -> Result<HttpResponse, S3Error> {
     let body = std::str::from_utf8(&call.body).map_err(|_| S3Error::malformed_xml())?;
     let objects = elements(body, "Object");
     if objects.is_empty() || objects.len() > 1000 {
         return Err(S3Error::malformed_xml());
     }
-    let keys: Vec<String> = objects.iter().filter_map(|o| first(o, "Key")).collect();
+    let targets: Vec<(String, Option<String>)> = objects
+        .iter()
+        .filter_map(|o| Some((first(o, "Key")?, first(o, "VersionId"))))
+        .collect();
     let quiet = first(body, "Quiet").is_some_and(|q| q == "true");
-    s3.with_bucket(name, |b| {
-        for key in &keys {
-            b.objects.remove(key);
-        }
-        Ok(())
+    let deletions = s3.with_bucket(name, |b| {
+        Ok(targets
+            .iter()
+            .map(|(key, version)| b.delete(key, version.as_deref()))
+            .collect::<Vec<_>>())
     })?;
     let mut doc = Xml::document("DeleteResult", S3_NS);
     if !quiet {
-        for key in &keys {
-            doc.open("Deleted").text("Key", key).close("Deleted");
+        for ((key, version), deletion) in targets.iter().zip(deletions) {
+            doc.open("Deleted").text("Key", key);
+            if let Some(version) = version {
+                doc.text("VersionId", version);
+            }
+            if deletion.delete_marker {
+                doc.text("DeleteMarker", "true");
+                if let Some(marker) = &deletion.version_id {
+                    doc.text("DeleteMarkerVersionId", marker);
+                }
+            }
+            doc.close("Deleted");
         }
     }
     Ok(xml(doc.finish("DeleteResult")))

@@ -15,8 +15,9 @@ pub fn is_chunked(headers: &HeaderMap) -> bool {
         || header("content-encoding").is_some_and(|v| v.contains("aws-chunked"))
 }
 
-/// The payload of an `aws-chunked` body (signatures are not checked).
-pub fn decode(body: &[u8]) -> Result<Bytes, S3Error> {
+/// The payload of an `aws-chunked` body and its trailers (`x-amz-checksum-crc32`),
+/// as (name, value); signatures are not checked.
+pub fn decode(body: &[u8]) -> Result<(Bytes, Vec<(String, String)>), S3Error> {
     let bad = || {
         S3Error::new(
             400,
@@ -33,7 +34,7 @@ pub fn decode(body: &[u8]) -> Result<Bytes, S3Error> {
         let size = usize::from_str_radix(size_hex, 16).map_err(|_| bad())?;
         rest = &rest[line_end + 2..];
         if size == 0 {
-            return Ok(out.freeze());
+            return Ok((out.freeze(), trailers(rest)));
         }
         if rest.len() < size + 2 || &rest[size..size + 2] != b"\r\n" {
             return Err(bad());
@@ -41,6 +42,16 @@ pub fn decode(body: &[u8]) -> Result<Bytes, S3Error> {
         out.extend_from_slice(&rest[..size]);
         rest = &rest[size + 2..];
     }
+}
+
+/// `name:value` lines up to the empty line that ends the body.
+fn trailers(rest: &[u8]) -> Vec<(String, String)> {
+    String::from_utf8_lossy(rest)
+        .split("\r\n")
+        .take_while(|line| !line.is_empty())
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_string()))
+        .collect()
 }
 
 fn find_crlf(data: &[u8]) -> Option<usize> {
@@ -54,9 +65,15 @@ mod tests {
     #[test]
     fn signed_and_unsigned_chunks_are_joined_and_trailers_dropped() {
         let signed = b"5;chunk-signature=abc\r\nhello\r\n6;chunk-signature=def\r\n world\r\n0;chunk-signature=0\r\n\r\n";
-        assert_eq!(&decode(signed).unwrap()[..], b"hello world");
+        let (payload, trailers) = decode(signed).unwrap();
+        assert_eq!((&payload[..], trailers.len()), (&b"hello world"[..], 0));
         let unsigned = b"3\r\nabc\r\n0\r\nx-amz-checksum-crc32:NSRBwg==\r\n\r\n";
-        assert_eq!(&decode(unsigned).unwrap()[..], b"abc");
+        let (payload, trailers) = decode(unsigned).unwrap();
+        assert_eq!(&payload[..], b"abc");
+        assert_eq!(
+            trailers,
+            vec![("x-amz-checksum-crc32".to_string(), "NSRBwg==".to_string())]
+        );
     }
 
     #[test]

@@ -11,21 +11,33 @@ use localcloud_core::HttpResponse;
 
 use crate::address::query;
 use crate::error::S3Error;
-use crate::protocol::{empty, iso, xml, Call, S3_NS};
+use crate::protocol::{empty_on, iso, response, with_optional, xml_on, Call, S3_NS};
 use crate::service::S3Service;
 use crate::store::{Object, Tags};
+use crate::versions_api::with_version;
 
 /// The object `x-amz-copy-source` names: `bucket/key` or `/bucket/key`,
 /// URL-encoded, optionally with `?versionId=`.
 /// https://docs.aws.amazon.com/AmazonS3/latest/API/API_CopyObject.html
-fn copy_source(call: &Call) -> Result<(String, String), S3Error> {
+struct CopySource {
+    bucket: String,
+    key: String,
+    version_id: Option<String>,
+}
+
+fn copy_source(call: &Call) -> Result<CopySource, S3Error> {
     let raw = call.header("x-amz-copy-source").unwrap_or_default();
-    let raw = raw.split_once('?').map_or(raw, |(path, _)| path);
+    let (raw, version_id) = match raw.split_once('?') {
+        Some((path, q)) => (path, query(Some(q)).remove("versionId")),
+        None => (raw, None),
+    };
     let raw = raw.strip_prefix('/').unwrap_or(raw);
     match raw.split_once('/') {
-        Some((bucket, key)) if !bucket.is_empty() && !key.is_empty() => {
-            Ok((percent_decode(bucket), percent_decode(key)))
-        }
+        Some((bucket, key)) if !bucket.is_empty() && !key.is_empty() => Ok(CopySource {
+            bucket: percent_decode(bucket),
+            key: percent_decode(key),
+            version_id,
+        }),
         _ => Err(S3Error::invalid_argument(
             "Copy Source must mention the source bucket and key: sourcebucket/sourcekey",
         )
@@ -33,10 +45,24 @@ fn copy_source(call: &Call) -> Result<(String, String), S3Error> {
     }
 }
 
-/// The source object, if its `x-amz-copy-source-if-*` conditions hold.
-fn source_object(s3: &S3Service, call: &Call) -> Result<Object, S3Error> {
-    let (bucket, key) = copy_source(call)?;
-    let object = s3.get_object(&bucket, &key)?;
+/// The source object, if its `x-amz-copy-source-if-*` conditions hold,
+/// with the version id to show. A delete marker named by version cannot
+/// be copied (InvalidRequest, as the CopyObject reference says).
+fn source_object(
+    s3: &S3Service,
+    source: &CopySource,
+    call: &Call,
+) -> Result<(Object, Option<String>), S3Error> {
+    let (object, version) = s3
+        .read_object(&source.bucket, &source.key, source.version_id.as_deref())
+        .map_err(|e| match e.code {
+            "MethodNotAllowed" => S3Error::new(
+                400,
+                "InvalidRequest",
+                "The source of a copy request may not specifically refer to a delete marker by version id.",
+            ),
+            _ => e,
+        })?;
     let failed = call
         .header("x-amz-copy-source-if-match")
         .is_some_and(|etag| etag.trim_matches('"') != object.etag.trim_matches('"'))
@@ -50,11 +76,13 @@ fn source_object(s3: &S3Service, call: &Call) -> Result<Object, S3Error> {
             "At least one of the pre-conditions you specified did not hold",
         ));
     }
-    Ok(object)
+    Ok((object, version))
 }
 
 /// `CopyObject`: metadata and tags copied unless their directive is REPLACE;
-/// copying an object onto itself must change its metadata.
+/// copying an object onto itself must change its metadata, unless the
+/// source is an older version (how a version is restored:
+/// https://docs.aws.amazon.com/AmazonS3/latest/userguide/RestoringPreviousVersions.html).
 pub(crate) fn copy_object(
     s3: &S3Service,
     call: &Call,
@@ -75,9 +103,9 @@ pub(crate) fn copy_object(
     };
     let replace_metadata = replace("x-amz-metadata-directive")?;
     let replace_tags = replace("x-amz-tagging-directive")?;
-    let (source_bucket, source_key) = copy_source(call)?;
-    let source = source_object(s3, call)?;
-    if source_bucket == bucket && source_key == key && !replace_metadata {
+    let from = copy_source(call)?;
+    let (source, source_version) = source_object(s3, &from, call)?;
+    if from.bucket == bucket && from.key == key && from.version_id.is_none() && !replace_metadata {
         return Err(S3Error::new(
             400,
             "InvalidRequest",
@@ -102,14 +130,17 @@ pub(crate) fn copy_object(
     } else {
         source.tags.clone()
     };
-    let (etag, modified) = (object.etag.clone(), object.last_modified);
-    s3.with_bucket(bucket, |b| {
-        b.objects.insert(key.to_string(), object);
-        Ok(())
-    })?;
+    object.acl = crate::acl_api::upload_acl(s3, call, bucket)?;
+    let (stored, version) = s3.store_object(bucket, key, object)?;
     let mut doc = Xml::document("CopyObjectResult", S3_NS);
-    doc.text("LastModified", iso(&modified)).text("ETag", &etag);
-    Ok(xml(doc.finish("CopyObjectResult")))
+    doc.text("LastModified", iso(&stored.last_modified))
+        .text("ETag", &stored.etag);
+    let builder = with_optional(
+        with_version(response(200), version.as_deref()),
+        "x-amz-copy-source-version-id",
+        source_version.as_deref(),
+    );
+    Ok(xml_on(builder, doc.finish("CopyObjectResult")))
 }
 
 /// `UploadPartCopy`: a part made of the source object, or of the bytes
@@ -124,7 +155,7 @@ pub(crate) fn upload_part_copy(
 ) -> Result<HttpResponse, S3Error> {
     let id = call.param("uploadId").unwrap_or_default();
     s3.with_bucket(bucket, |b| b.upload(key, id).map(|_| ()))?;
-    let source = source_object(s3, call)?;
+    let (source, source_version) = source_object(s3, &copy_source(call)?, call)?;
     let len = source.body.len();
     let body = match call.header("x-amz-copy-source-range") {
         None => source.body.clone(),
@@ -153,7 +184,12 @@ pub(crate) fn upload_part_copy(
     let mut doc = Xml::document("CopyPartResult", S3_NS);
     doc.text("LastModified", iso(&Utc::now()))
         .text("ETag", &etag);
-    Ok(xml(doc.finish("CopyPartResult")))
+    let builder = with_optional(
+        response(200),
+        "x-amz-copy-source-version-id",
+        source_version.as_deref(),
+    );
+    Ok(xml_on(builder, doc.finish("CopyPartResult")))
 }
 
 /// `PutObjectTagging`: replaces the object's tags with the body's TagSet.
@@ -174,46 +210,52 @@ pub(crate) fn put_tagging(
         tags.push((key, first(&tag, "Value").unwrap_or_default()));
     }
     check_tags(&tags)?;
+    let version = change_tags(s3, call, bucket, key, |t| *t = tags)?;
+    Ok(empty_on(with_version(response(200), version.as_deref())))
+}
+
+/// Changes the tags of the object (or `versionId`) a tagging call names;
+/// the version id to show.
+fn change_tags(
+    s3: &S3Service,
+    call: &Call,
+    bucket: &str,
+    key: &str,
+    change: impl FnOnce(&mut Tags),
+) -> Result<Option<String>, S3Error> {
     s3.with_bucket(bucket, |b| {
-        let object = b
-            .objects
-            .get_mut(key)
-            .ok_or_else(|| S3Error::no_such_key(key))?;
-        object.tags = tags;
-        Ok(())
-    })?;
-    Ok(empty(200))
+        b.change_object(key, call.param("versionId"), |o| change(&mut o.tags))
+    })
 }
 
 pub(crate) fn get_tagging(
     s3: &S3Service,
+    call: &Call,
     bucket: &str,
     key: &str,
 ) -> Result<HttpResponse, S3Error> {
-    let tags = s3.with_bucket(bucket, |b| Ok(b.object(key)?.tags.clone()))?;
+    let (object, version) = s3.read_object(bucket, key, call.param("versionId"))?;
+    let tags = object.tags;
     let mut doc = Xml::document("Tagging", S3_NS);
     doc.open("TagSet");
     for (k, v) in &tags {
         doc.open("Tag").text("Key", k).text("Value", v).close("Tag");
     }
     doc.close("TagSet");
-    Ok(xml(doc.finish("Tagging")))
+    Ok(xml_on(
+        with_version(response(200), version.as_deref()),
+        doc.finish("Tagging"),
+    ))
 }
 
 pub(crate) fn delete_tagging(
     s3: &S3Service,
+    call: &Call,
     bucket: &str,
     key: &str,
 ) -> Result<HttpResponse, S3Error> {
-    s3.with_bucket(bucket, |b| {
-        let object = b
-            .objects
-            .get_mut(key)
-            .ok_or_else(|| S3Error::no_such_key(key))?;
-        object.tags.clear();
-        Ok(())
-    })?;
-    Ok(empty(204))
+    let version = change_tags(s3, call, bucket, key, Vec::clear)?;
+    Ok(empty_on(with_version(response(204), version.as_deref())))
 }
 
 /// The tags of an upload's `x-amz-tagging` header (`k1=v1&k2=v2`).

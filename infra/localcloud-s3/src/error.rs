@@ -14,6 +14,8 @@ pub struct S3Error {
     pub message: String,
     /// Extra elements AWS adds (`BucketName`, `Key`, `UploadId`, ...).
     pub details: Vec<(&'static str, String)>,
+    /// Response headers AWS sends with the error (`x-amz-delete-marker`, ...).
+    pub headers: Vec<(&'static str, String)>,
 }
 
 impl S3Error {
@@ -23,7 +25,13 @@ impl S3Error {
             code,
             message: message.into(),
             details: Vec::new(),
+            headers: Vec::new(),
         }
+    }
+
+    pub fn with_header(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.headers.push((name, value.into()));
+        self
     }
 
     pub fn with(mut self, name: &'static str, value: impl Into<String>) -> Self {
@@ -63,10 +71,13 @@ impl S3Error {
 
     /// The response; HEAD responses carry no body, as on AWS.
     pub fn into_response(self, request_id: &str, head: bool) -> http::Response<Bytes> {
-        let builder = http::Response::builder()
+        let mut builder = http::Response::builder()
             .status(self.status)
             .header("x-amz-request-id", request_id)
             .header("x-amz-id-2", request_id);
+        for (name, value) in &self.headers {
+            builder = builder.header(*name, value);
+        }
         if head {
             return builder.body(Bytes::new()).expect("valid error response");
         }

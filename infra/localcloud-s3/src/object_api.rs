@@ -10,11 +10,14 @@ use http::Method;
 use localcloud_core::HttpResponse;
 use md5::{Digest, Md5};
 
-use crate::copy_api;
 use crate::error::S3Error;
-use crate::protocol::{empty, http_date, not_implemented, response, xml, Call, S3_NS};
+use crate::protocol::{
+    empty, empty_on, http_date, not_implemented, response, xml, xml_on, Call, S3_NS,
+};
 use crate::service::S3Service;
 use crate::store::{Object, Upload};
+use crate::versions_api::with_version;
+use crate::{acl_api, attributes_api, copy_api};
 use localcloud_core::xml::{elements, first, Xml};
 
 pub(crate) fn object(
@@ -30,8 +33,13 @@ pub(crate) fn object(
             crate::uploads_api::list_parts(s3, call, bucket, key)
         }
         Method::PUT if call.has("tagging") => copy_api::put_tagging(s3, call, bucket, key),
-        Method::GET if call.has("tagging") => copy_api::get_tagging(s3, bucket, key),
-        Method::DELETE if call.has("tagging") => copy_api::delete_tagging(s3, bucket, key),
+        Method::PUT if call.has("acl") => acl_api::put_object_acl(s3, call, bucket, key),
+        Method::GET if call.has("acl") => acl_api::get_object_acl(s3, call, bucket, key),
+        Method::GET if call.has("attributes") => {
+            attributes_api::get_object_attributes(s3, call, bucket, key)
+        }
+        Method::GET if call.has("tagging") => copy_api::get_tagging(s3, call, bucket, key),
+        Method::DELETE if call.has("tagging") => copy_api::delete_tagging(s3, call, bucket, key),
         Method::PUT if copy && call.query.is_empty() => {
             copy_api::copy_object(s3, call, bucket, key, metadata(call))
         }
@@ -52,9 +60,8 @@ pub(crate) fn object(
             })?;
             Ok(empty(204))
         }
-        Method::DELETE => {
-            s3.with_bucket(bucket, |b| Ok(b.objects.remove(key)))?;
-            Ok(empty(204))
+        Method::DELETE if call.query.keys().all(|k| k == "versionId") => {
+            delete(s3, call, bucket, key)
         }
         Method::POST if call.has("uploads") => create_upload(s3, call, bucket, key),
         Method::POST if call.has("uploadId") => complete_upload(s3, call, bucket, key),
@@ -100,17 +107,29 @@ fn put(s3: &S3Service, call: &Call, bucket: &str, key: &str) -> Result<HttpRespo
         metadata(call),
     );
     object.tags = copy_api::header_tags(call)?;
-    let etag = object.etag.clone();
-    s3.with_bucket(bucket, |b| {
-        b.objects.insert(key.to_string(), object);
-        Ok(())
-    })?;
-    Ok(with_etag(&etag))
+    object.acl = acl_api::upload_acl(s3, call, bucket)?;
+    object.checksum = attributes_api::sent_checksum(call);
+    let (stored, version) = s3.store_object(bucket, key, object)?;
+    let builder = with_version(
+        response(200).header("etag", &stored.etag),
+        version.as_deref(),
+    );
+    Ok(empty_on(attributes_api::with_checksum(builder, &stored)))
+}
+
+/// `DeleteObject`, of the current object or of `versionId` (versions.rs).
+fn delete(s3: &S3Service, call: &Call, bucket: &str, key: &str) -> Result<HttpResponse, S3Error> {
+    let deletion = s3.with_bucket(bucket, |b| Ok(b.delete(key, call.param("versionId"))))?;
+    let mut builder = with_version(response(204), deletion.version_id.as_deref());
+    if deletion.delete_marker {
+        builder = builder.header("x-amz-delete-marker", "true");
+    }
+    Ok(empty_on(builder))
 }
 
 fn get(s3: &S3Service, call: &Call, bucket: &str, key: &str) -> Result<HttpResponse, S3Error> {
-    let object = s3.get_object(bucket, key)?;
-    let mut builder = response(200)
+    let (object, version) = s3.read_object(bucket, key, call.param("versionId"))?;
+    let mut builder = with_version(response(200), version.as_deref())
         .header("etag", &object.etag)
         .header("last-modified", http_date(&object.last_modified))
         .header(
@@ -184,6 +203,7 @@ fn create_upload(
         metadata: metadata(call),
         parts: BTreeMap::new(),
         initiated: Utc::now(),
+        acl: acl_api::upload_acl(s3, call, bucket)?,
     };
     s3.with_bucket(bucket, |b| {
         b.uploads.insert(id.clone(), upload);
@@ -244,21 +264,25 @@ fn complete_upload(
             _ => return Err(S3Error::malformed_xml()),
         }
     }
-    let object = s3.with_bucket(bucket, |b| b.complete(key, id, &listed))?;
+    let (object, version) = s3.with_bucket(bucket, |b| {
+        let object = b.complete(key, id, &listed)?;
+        let shown = b.shown_version_id(&object.version_id);
+        Ok((object, shown))
+    })?;
     let mut doc = Xml::document("CompleteMultipartUploadResult", S3_NS);
     doc.text("Location", format!("/{bucket}/{key}"))
         .text("Bucket", bucket)
         .text("Key", key)
         .text("ETag", &object.etag);
-    Ok(xml(doc.finish("CompleteMultipartUploadResult")))
+    Ok(xml_on(
+        with_version(response(200), version.as_deref()),
+        doc.finish("CompleteMultipartUploadResult"),
+    ))
 }
 
 /// The answer to an upload: 200 with the stored ETag.
 fn with_etag(etag: &str) -> HttpResponse {
-    response(200)
-        .header("etag", etag)
-        .body(Bytes::new())
-        .expect("valid upload response")
+    empty_on(response(200).header("etag", etag))
 }
 
 #[cfg(test)]

@@ -45,17 +45,37 @@ pub(crate) fn response(status: u16) -> http::response::Builder {
         .header("server", "AmazonS3")
 }
 
+/// Adds the header `name` when there is a value.
+pub(crate) fn with_optional(
+    builder: http::response::Builder,
+    name: &str,
+    value: Option<&str>,
+) -> http::response::Builder {
+    match value {
+        Some(value) => builder.header(name, value),
+        None => builder,
+    }
+}
+
 pub(crate) fn xml(body: String) -> HttpResponse {
-    response(200)
+    xml_on(response(200), body)
+}
+
+/// An XML answer on `builder`, which carries the operation's headers.
+pub(crate) fn xml_on(builder: http::response::Builder, body: String) -> HttpResponse {
+    builder
         .header("content-type", "application/xml")
         .body(Bytes::from(body))
         .expect("valid XML response")
 }
 
 pub(crate) fn empty(status: u16) -> HttpResponse {
-    response(status)
-        .body(Bytes::new())
-        .expect("valid empty response")
+    empty_on(response(status))
+}
+
+/// An answer without a body on `builder`, which carries the operation's headers.
+pub(crate) fn empty_on(builder: http::response::Builder) -> HttpResponse {
+    builder.body(Bytes::new()).expect("valid empty response")
 }
 
 pub(crate) fn not_implemented(what: &str) -> S3Error {

@@ -8,6 +8,7 @@ use parking_lot::Mutex;
 
 use crate::error::S3Error;
 use crate::store::{valid_bucket_name, Bucket, Object, Setting};
+use crate::versions::Versioning;
 
 /// Every bucket of the local cloud (bucket names are global, as on AWS).
 #[derive(Default)]
@@ -91,18 +92,57 @@ impl S3Service {
 
     pub fn put_object(&self, bucket: &str, key: &str, body: Bytes) -> Result<Object, S3Error> {
         let object = Object::new(body, None, BTreeMap::new());
+        self.with_bucket(bucket, |b| Ok(b.put(key, object)))
+    }
+
+    /// The key's current object (`NoSuchKey` behind a delete marker).
+    pub fn get_object(&self, bucket: &str, key: &str) -> Result<Object, S3Error> {
+        self.with_bucket(bucket, |b| b.object_version(key, None).cloned())
+    }
+
+    /// The object a read names (the current one, or `version_id`), with
+    /// the version id its response shows.
+    pub fn read_object(
+        &self,
+        bucket: &str,
+        key: &str,
+        version_id: Option<&str>,
+    ) -> Result<(Object, Option<String>), S3Error> {
         self.with_bucket(bucket, |b| {
-            b.objects.insert(key.to_string(), object.clone());
-            Ok(object)
+            let object = b.object_version(key, version_id)?.clone();
+            let shown = b.shown_version_id(&object.version_id);
+            Ok((object, shown))
         })
     }
 
-    pub fn get_object(&self, bucket: &str, key: &str) -> Result<Object, S3Error> {
-        self.with_bucket(bucket, |b| b.object(key).cloned())
+    /// Stores `object` as the key's newest version (versions.rs); the
+    /// stored object and the version id its response shows.
+    pub fn store_object(
+        &self,
+        bucket: &str,
+        key: &str,
+        object: Object,
+    ) -> Result<(Object, Option<String>), S3Error> {
+        self.with_bucket(bucket, |b| {
+            let stored = b.put(key, object);
+            let shown = b.shown_version_id(&stored.version_id);
+            Ok((stored, shown))
+        })
     }
 
-    /// Stores a setting as `Put{Setting}` would (`PutBucketPolicy`, ...).
+    /// Stores a setting as `Put{Setting}` would (`PutBucketPolicy`, ...);
+    /// versioning takes effect (versions.rs).
     pub fn put_setting(&self, bucket: &str, setting: Setting, value: Bytes) -> Result<(), S3Error> {
+        if setting == Setting::OwnershipControls {
+            crate::acl::check_ownership_controls(&value)?;
+        }
+        if setting == Setting::Versioning {
+            let state = Versioning::parse(&value)?;
+            return self.with_bucket(bucket, |b| {
+                b.versioning = state.unwrap_or(b.versioning);
+                Ok(())
+            });
+        }
         self.with_bucket(bucket, |b| {
             b.settings.insert(setting, value);
             Ok(())

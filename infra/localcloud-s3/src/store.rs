@@ -6,7 +6,9 @@ use bytes::{Bytes, BytesMut};
 use chrono::{DateTime, Utc};
 use md5::{Digest, Md5};
 
+use crate::acl::{ownership_controls, Acl, DEFAULT_OWNERSHIP};
 use crate::error::S3Error;
+use crate::versions::{rolled_up, Version, Versioning, NULL_VERSION};
 
 /// One stored object.
 #[derive(Debug, Clone)]
@@ -20,6 +22,14 @@ pub struct Object {
     pub metadata: BTreeMap<String, String>,
     /// Object tags, in the order they were given.
     pub tags: Tags,
+    /// `null` unless written to a bucket with versioning enabled.
+    pub version_id: String,
+    /// Set by `x-amz-acl` or PutObjectAcl; none reads as the owner's FULL_CONTROL.
+    pub acl: Option<Acl>,
+    /// The `x-amz-checksum-*` the upload sent, as (algorithm, value), stored unverified.
+    pub checksum: Option<(String, String)>,
+    /// Part numbers and sizes of an object made by a multipart upload.
+    pub parts: Vec<(u32, usize)>,
 }
 
 /// An object's tags: (key, value) pairs with unique keys.
@@ -39,6 +49,10 @@ impl Object {
             content_type: content_type.unwrap_or_else(|| "binary/octet-stream".into()),
             metadata,
             tags: Tags::new(),
+            version_id: NULL_VERSION.to_string(),
+            acl: None,
+            checksum: None,
+            parts: Vec::new(),
         }
     }
 }
@@ -110,7 +124,11 @@ pub struct Bucket {
     pub region: String,
     pub created: DateTime<Utc>,
     pub settings: BTreeMap<Setting, Bytes>,
-    pub objects: BTreeMap<String, Object>,
+    pub versioning: Versioning,
+    /// Set by PutBucketAcl; none reads as the owner's FULL_CONTROL.
+    pub acl: Option<Acl>,
+    /// Each key's versions, newest first (versions.rs).
+    pub objects: BTreeMap<String, Vec<Version>>,
     pub uploads: BTreeMap<String, Upload>,
 }
 
@@ -122,6 +140,8 @@ pub struct Upload {
     pub metadata: BTreeMap<String, String>,
     pub parts: BTreeMap<u32, Object>,
     pub initiated: DateTime<Utc>,
+    /// The `x-amz-acl` of CreateMultipartUpload, for the object.
+    pub acl: Option<Acl>,
 }
 
 /// Bucket names: 3-63 lower-case letters, digits, dots and hyphens,
@@ -150,23 +170,25 @@ pub struct Listing {
 
 impl Bucket {
     pub fn new(name: &str, region: &str) -> Self {
+        // New buckets have ACLs disabled (Object Ownership BucketOwnerEnforced).
+        let settings = BTreeMap::from([(
+            Setting::OwnershipControls,
+            Bytes::from(ownership_controls(DEFAULT_OWNERSHIP)),
+        )]);
         Self {
             name: name.to_string(),
             region: region.to_string(),
             created: Utc::now(),
-            settings: BTreeMap::new(),
+            settings,
+            versioning: Versioning::default(),
+            acl: None,
             objects: BTreeMap::new(),
             uploads: BTreeMap::new(),
         }
     }
 
-    pub fn object(&self, key: &str) -> Result<&Object, S3Error> {
-        self.objects
-            .get(key)
-            .ok_or_else(|| S3Error::no_such_key(key))
-    }
-
-    /// Keys after `after` that start with `prefix`, rolled up at the first
+    /// Keys with a current object (not hidden by a delete marker) after
+    /// `after` that start with `prefix`, rolled up at the first
     /// `delimiter` after the prefix, at most `max` entries.
     pub fn list(
         &self,
@@ -180,13 +202,9 @@ impl Bucket {
         for key in self
             .objects
             .keys()
-            .filter(|k| k.as_str() > start && k.starts_with(prefix))
+            .filter(|k| k.as_str() > start && k.starts_with(prefix) && self.current(k).is_some())
         {
-            let rolled = delimiter.filter(|d| !d.is_empty()).and_then(|d| {
-                key[prefix.len()..]
-                    .find(d)
-                    .map(|i| key[..prefix.len() + i + d.len()].to_string())
-            });
+            let rolled = rolled_up(key, prefix, delimiter);
             if let Some(common) = &rolled {
                 if listing.common_prefixes.last() == Some(common)
                     || after.is_some_and(|a| a.starts_with(common.as_str()))
@@ -242,6 +260,7 @@ impl Bucket {
         }
         let mut body = BytesMut::new();
         let mut digests = Vec::new();
+        let mut sizes = Vec::new();
         for (i, (number, etag)) in listed.iter().enumerate() {
             let part = upload
                 .parts
@@ -263,17 +282,19 @@ impl Bucket {
                 ));
             }
             body.extend_from_slice(&part.body);
+            sizes.push((*number, part.body.len()));
             digests.extend(Md5::digest(&part.body));
         }
         let upload = self.uploads.remove(upload_id).expect("upload found above");
         let mut object = Object::new(body.freeze(), upload.content_type, upload.metadata);
+        object.acl = upload.acl;
+        object.parts = sizes;
         object.etag = format!(
             "\"{}-{}\"",
             hex::encode(Md5::digest(&digests)),
             listed.len()
         );
-        self.objects.insert(key.to_string(), object.clone());
-        Ok(object)
+        Ok(self.put(key, object))
     }
 }
 
@@ -284,8 +305,8 @@ mod tests {
     fn bucket_with(keys: &[&str]) -> Bucket {
         let mut b = Bucket::new("b", "us-east-1");
         for k in keys {
-            b.objects.insert(
-                k.to_string(),
+            b.put(
+                k,
                 Object::new(Bytes::from_static(b"x"), None, BTreeMap::new()),
             );
         }
@@ -334,6 +355,12 @@ mod tests {
 
         let under = b.list("a/", None, None, 1000);
         assert_eq!(under.keys, vec!["a/1", "a/2"]);
+
+        // A key hidden by a delete marker is not listed.
+        let mut versioned = bucket_with(&["k", "l"]);
+        versioned.versioning = Versioning::Enabled;
+        versioned.delete("k", None);
+        assert_eq!(versioned.list("", None, None, 1000).keys, vec!["l"]);
     }
 
     #[test]
@@ -345,6 +372,7 @@ mod tests {
             metadata: BTreeMap::new(),
             parts: BTreeMap::new(),
             initiated: Utc::now(),
+            acl: None,
         };
         let big = Object::new(
             Bytes::from(vec![1u8; 5 * 1024 * 1024]),
@@ -381,6 +409,7 @@ mod tests {
         let object = b.complete("k", "u", &listed).unwrap();
         assert_eq!(object.body.len(), 5 * 1024 * 1024 + 4);
         assert!(object.etag.ends_with("-2\""), "{}", object.etag);
+        assert_eq!(object.parts, vec![(1, 5 * 1024 * 1024), (2, 4)]);
         assert!(b.uploads.is_empty());
         assert!(b.objects.contains_key("k"));
     }
@@ -401,6 +430,7 @@ mod tests {
                 metadata: BTreeMap::new(),
                 parts,
                 initiated: Utc::now(),
+                acl: None,
             },
         );
         let err = b

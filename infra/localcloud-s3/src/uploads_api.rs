@@ -9,7 +9,7 @@ use crate::protocol::{iso, not_implemented, xml, Call, S3_NS};
 use crate::service::S3Service;
 
 /// `max-parts` or `max-uploads`: an integer, at most 1,000 (S3 caps larger values).
-fn max_param(call: &Call, name: &str) -> Result<usize, S3Error> {
+pub(crate) fn max_param(call: &Call, name: &str) -> Result<usize, S3Error> {
     match call.param(name) {
         None => Ok(1000),
         Some(text) => text.parse::<usize>().map(|n| n.min(1000)).map_err(|_| {
@@ -21,7 +21,7 @@ fn max_param(call: &Call, name: &str) -> Result<usize, S3Error> {
 }
 
 /// The initiator or owner: the local account, as ListBuckets names it.
-fn owner(doc: &mut Xml, element: &str, account: &str) {
+pub(crate) fn owner(doc: &mut Xml, element: &str, account: &str) {
     doc.open(element)
         .text("ID", account)
         .text("DisplayName", "localcloud")

@@ -1,8 +1,6 @@
 //! S3 through the real Rust SDK: buckets, settings, objects, listings,
 //! multipart uploads and AWS's error codes, path style and virtual-host style.
 
-use std::sync::Arc;
-
 use aws_sdk_s3::error::ProvideErrorMetadata;
 use aws_sdk_s3::primitives::ByteStream;
 use aws_sdk_s3::types::{
@@ -10,29 +8,9 @@ use aws_sdk_s3::types::{
     CreateBucketConfiguration, VersioningConfiguration,
 };
 use aws_sdk_s3::Client;
-use localcloud_core::{Dispatcher, ServerHandle};
-use localcloud_s3::S3Service;
 
-async fn start() -> (ServerHandle, Arc<S3Service>) {
-    let s3 = Arc::new(S3Service::new());
-    let dispatcher = Dispatcher::new().with_path(s3.clone());
-    let server = localcloud_core::serve_on_ephemeral_port(Arc::new(dispatcher))
-        .await
-        .unwrap();
-    (server, s3)
-}
-
-fn client(endpoint: &str, region: &str, path_style: bool) -> Client {
-    let creds = aws_credential_types::Credentials::new("x", "x", None, None, "test");
-    let config = aws_sdk_s3::Config::builder()
-        .behavior_version(aws_sdk_s3::config::BehaviorVersion::latest())
-        .region(aws_sdk_s3::config::Region::new(region.to_string()))
-        .credentials_provider(creds)
-        .endpoint_url(endpoint)
-        .force_path_style(path_style)
-        .build();
-    Client::from_conf(config)
-}
+mod common;
+use common::{client, start, with_buckets};
 
 fn in_eu_west_1() -> CreateBucketConfiguration {
     CreateBucketConfiguration::builder()
@@ -468,15 +446,6 @@ async fn an_aws_chunked_upload_is_stored_decoded() {
 }
 
 /// A local S3 with a path-style us-east-1 client and the named buckets.
-async fn with_buckets(names: &[&str]) -> (ServerHandle, Client) {
-    let (server, _) = start().await;
-    let s3 = client(&format!("http://{}", server.addr), "us-east-1", true);
-    for name in names {
-        s3.create_bucket().bucket(*name).send().await.unwrap();
-    }
-    (server, s3)
-}
-
 async fn body_of(s3: &Client, bucket: &str, key: &str) -> Vec<u8> {
     s3.get_object()
         .bucket(bucket)

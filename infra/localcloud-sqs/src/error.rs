@@ -128,6 +128,11 @@ pub fn invalid_message_contents(message: impl Into<String>) -> AwsError {
     sqs("InvalidMessageContents", "InvalidMessageContents", message)
 }
 
+/// A limit reached, e.g. AddPermission's seven actions.
+pub fn over_limit(message: impl Into<String>) -> AwsError {
+    sqs("OverLimit", "OverLimit", message)
+}
+
 pub fn unsupported_operation(message: impl Into<String>) -> AwsError {
     sqs(
         "UnsupportedOperation",

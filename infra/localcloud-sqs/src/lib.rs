@@ -24,6 +24,7 @@ mod handle;
 pub mod message_attrs;
 mod message_ops;
 pub mod metrics;
+mod permissions;
 mod persist;
 mod poller;
 mod queue;

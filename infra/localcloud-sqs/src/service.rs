@@ -273,6 +273,25 @@ impl SqsService {
         Ok(())
     }
 
+    /// Replaces the queue's `Policy` attribute with what `edit` makes of it
+    /// (`None`: no policy), under the queue's lock so no edit is lost.
+    pub(crate) fn edit_policy(
+        &self,
+        queue: &Queue,
+        operation: &'static str,
+        edit: impl FnOnce(Option<&str>) -> Result<Option<String>, AwsError>,
+    ) -> Result<(), AwsError> {
+        queue.counters.call(operation, 0);
+        let mut state = queue.state.lock();
+        let passthrough = &mut state.settings.passthrough;
+        match edit(passthrough.get("Policy").map(String::as_str))? {
+            Some(policy) => passthrough.insert("Policy".into(), policy),
+            None => passthrough.remove("Policy"),
+        };
+        state.modified_epoch_s = epoch_ms() / 1000;
+        Ok(())
+    }
+
     /// Counts a call by operation name without other effect (tags, listing
     /// dead-letter sources, calls that failed validation).
     pub(crate) fn count_call(&self, queue: &Queue, operation: &'static str) {

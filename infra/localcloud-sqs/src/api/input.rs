@@ -107,12 +107,7 @@ impl Input {
             };
             let entry = Input(map);
             let id = entry.str("Id")?.to_string();
-            let valid = !id.is_empty()
-                && id.len() <= 80
-                && id
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-            if !valid {
+            if !crate::permissions::valid_id(&id) {
                 return Err(error::invalid_batch_entry_id());
             }
             if !seen.insert(id.clone()) {

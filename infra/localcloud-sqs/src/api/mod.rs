@@ -57,11 +57,9 @@ impl JsonService for SqsService {
             "ChangeMessageVisibilityBatch" => {
                 messages::change_message_visibility_batch(self, ctx, &input)
             }
-            "AddPermission"
-            | "RemovePermission"
-            | "StartMessageMoveTask"
-            | "CancelMessageMoveTask"
-            | "ListMessageMoveTasks" => {
+            "AddPermission" => queues::add_permission(self, ctx, &input),
+            "RemovePermission" => queues::remove_permission(self, ctx, &input),
+            "StartMessageMoveTask" | "CancelMessageMoveTask" | "ListMessageMoveTasks" => {
                 self.unattributed_call();
                 Err(error::unsupported_operation(format!(
                     "{operation} is not supported by the local cloud"

@@ -6,6 +6,7 @@ use serde_json::{json, Map, Value};
 use super::input::{bounded, Input};
 use super::queue_url::queue_of;
 use crate::error;
+use crate::permissions::{self, Permission};
 use crate::service::SqsService;
 use localcloud_core::{AwsError, RequestContext};
 
@@ -181,4 +182,38 @@ pub fn list_dead_letter_source_queues(
         .map(|q| s.queue_url(q))
         .collect();
     Ok(json!({"queueUrls": urls}))
+}
+
+/// Adds a statement to the queue's `Policy` (permissions.rs).
+pub fn add_permission(
+    s: &SqsService,
+    ctx: &RequestContext,
+    input: &Input,
+) -> Result<Value, AwsError> {
+    let queue = queue_of(s, ctx, input)?;
+    let account_ids = input.string_list("AWSAccountIds")?;
+    let actions = input.string_list("Actions")?;
+    let permission = Permission {
+        label: input.str("Label")?,
+        account_ids: &account_ids,
+        actions: &actions,
+    };
+    s.edit_policy(&queue, "AddPermission", |policy| {
+        permissions::add(policy, &queue.arn, &permission).map(Some)
+    })?;
+    Ok(json!({}))
+}
+
+/// Removes the label's statement from the queue's `Policy` (permissions.rs).
+pub fn remove_permission(
+    s: &SqsService,
+    ctx: &RequestContext,
+    input: &Input,
+) -> Result<Value, AwsError> {
+    let queue = queue_of(s, ctx, input)?;
+    let label = input.str("Label")?;
+    s.edit_policy(&queue, "RemovePermission", |policy| {
+        permissions::remove(policy, label)
+    })?;
+    Ok(json!({}))
 }

@@ -561,7 +561,7 @@ fn pick_handle(side: &Side, index: Option<usize>) -> String {
     }
 }
 
-fn moto_endpoint() -> Option<String> {
+pub(crate) fn moto_endpoint() -> Option<String> {
     match std::env::var("MOTO_ENDPOINT") {
         Ok(e) if !e.is_empty() => Some(e),
         _ if std::env::var("LOCALCLOUD_REQUIRE_ORACLES").as_deref() == Ok("1") => {

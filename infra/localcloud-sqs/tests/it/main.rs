@@ -10,4 +10,5 @@ mod differential_moto;
 mod raw_protocol;
 mod sdk_fifo;
 mod sdk_messages;
+mod sdk_permissions;
 mod sdk_queues;

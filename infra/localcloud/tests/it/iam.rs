@@ -481,6 +481,104 @@ async fn sts_answers_the_assumed_role_assumes_template_roles_and_issues_session_
     cloud.shutdown().await.unwrap();
 }
 
+/// Credentials of an STS answer as `localcloud_iam::Credentials`.
+fn from_sts(credentials: &aws_sdk_sts::types::Credentials) -> Credentials {
+    Credentials {
+        access_key_id: credentials.access_key_id().to_string(),
+        secret_access_key: credentials.secret_access_key().to_string(),
+        session_token: credentials.session_token().to_string(),
+        expiration: chrono::Utc::now(),
+    }
+}
+
+// `PackedPolicySize` is deprecated in the SDK (for `SessionTokenUtilization`)
+// but still in the API reference; the local cloud answers it.
+#[allow(deprecated)]
+#[tokio::test]
+async fn federation_tokens_and_authorization_messages_through_the_sts_sdk() {
+    let logs = tempfile::tempdir().unwrap();
+    let cloud = iam_app(logs.path()).await;
+    let admin = aws_sdk_sts::Client::new(&common::sdk_config(&cloud.endpoint(), REGION));
+    let code = |e: &dyn aws_sdk_sts::error::ProvideErrorMetadata| e.code().map(str::to_string);
+
+    // GetFederationToken by the administrator (the account's root user):
+    // a federated user, for an hour at most.
+    let issued = admin
+        .get_federation_token()
+        .name("alice")
+        .duration_seconds(7200)
+        .send()
+        .await
+        .unwrap();
+    let user = issued.federated_user().unwrap();
+    let arn = format!("arn:aws:sts::{ACCOUNT}:federated-user/alice");
+    assert_eq!(user.arn(), arn);
+    assert_eq!(user.federated_user_id(), format!("{ACCOUNT}:alice"));
+    assert_eq!(issued.packed_policy_size(), None);
+    let credentials = issued.credentials().unwrap();
+    assert!(credentials.access_key_id().starts_with("ASIA"));
+    let lifetime = credentials.expiration().secs() - chrono::Utc::now().timestamp();
+    assert!((3500..=3600).contains(&lifetime), "{lifetime}");
+
+    // Its credentials are the federated user's ...
+    let federated = aws_sdk_sts::Client::new(&as_role(&cloud, &from_sts(credentials)));
+    let me = federated.get_caller_identity().send().await.unwrap();
+    assert_eq!(me.arn(), Some(arn.as_str()));
+    assert_eq!(me.user_id(), Some(format!("{ACCOUNT}:alice").as_str()));
+    // ... and, like a role's, they may not ask for another federation token.
+    let role = aws_sdk_sts::Client::new(&as_role(&cloud, &role_credentials(&cloud, "ReadOnly")));
+    for session in [&federated, &role] {
+        let refused = session
+            .get_federation_token()
+            .name("bob")
+            .send()
+            .await
+            .unwrap_err();
+        assert_eq!(code(&refused), Some("AccessDenied".into()));
+    }
+
+    // A session policy is sized; a bad name or policy is refused.
+    let with_policy = admin
+        .get_federation_token()
+        .name("carol")
+        .policy(r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"*"}]}"#)
+        .send()
+        .await
+        .unwrap();
+    assert!(with_policy
+        .packed_policy_size()
+        .is_some_and(|p| (1..=100).contains(&p)));
+    let short = admin
+        .get_federation_token()
+        .name("a")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(code(&short), Some("ValidationError".into()));
+    let malformed = admin
+        .get_federation_token()
+        .name("dave")
+        .policy("not json")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(code(&malformed), Some("MalformedPolicyDocument".into()));
+
+    // DecodeAuthorizationMessage: the local cloud encoded no message.
+    let undecodable = admin
+        .decode_authorization_message()
+        .encoded_message("c29tZXRoaW5n")
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(
+        undecodable.is_invalid_authorization_message_exception(),
+        "{undecodable:?}"
+    );
+    cloud.shutdown().await.unwrap();
+}
+
 #[tokio::test]
 async fn signatures_tokens_and_dates_are_verified_for_minted_credentials() {
     let logs = tempfile::tempdir().unwrap();
