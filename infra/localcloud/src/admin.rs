@@ -95,9 +95,9 @@ impl PathService for Admin {
                 let (status, body) = crate::faults::inject(self.stack.as_deref(), request.body());
                 json_response(status, body)
             }
-            (&Method::GET, "iam") => json_response(
+            (&Method::GET, "iam") => json_text(
                 StatusCode::OK,
-                crate::iam_report::report(&self.iam, &self.deployments),
+                crate::iam_report::report(&self.iam, &self.deployments).to_json(),
             ),
             (&Method::POST, "iam/reset") => {
                 self.iam.usage.clear();
