@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use costmodel::{FunctionUsage, QueueUsage, TableUsage, Usage};
+use localcloud_metrics::iam::{least_policy, CallCount, FunctionIam, Grant, IamDocument, IamMode};
 
 use crate::apis::ApiKind;
 use crate::cpu::CpuAccount;
@@ -315,7 +316,43 @@ pub fn results() -> Results {
             compute: crate::compute::ComputeType::OnDemand,
             reason: "not selected (--scenario)".into(),
         }],
+        iam: Some(crate::iam::IamEvidence::new(
+            "orders-baseline / orders-queue template defaults",
+            iam_document(5, 0),
+        )),
     }
+}
+
+/// What `GET /_localcloud/iam` says of a run in which the orders queue
+/// path's API function sent `allowed` requests and was denied `denied`, and
+/// never used its grant to delete its reply queues.
+pub fn iam_document(allowed: u64, denied: u64) -> IamDocument {
+    let calls = vec![CallCount {
+        action: "sqs:SendMessage".into(),
+        resource: "arn:aws:sqs:us-east-1:000000000000:bench-orders-requests".into(),
+        allowed,
+        denied,
+    }];
+    let mut document = IamDocument::new(IamMode::Enforce);
+    let grant = |action: &str, queue: &str| Grant {
+        policy: "inline".into(),
+        action: action.into(),
+        resource: format!("arn:aws:sqs:us-east-1:000000000000:{queue}"),
+    };
+    document.functions.push(FunctionIam {
+        stack: "bench".into(),
+        function: "bench-OrdersQueueFunction".into(),
+        logical_id: "OrdersQueueFunction".into(),
+        role: "arn:aws:iam::000000000000:role/bench-OrdersQueueFunctionRole".into(),
+        least_policy: least_policy(&calls),
+        calls,
+        grants: vec![
+            grant("sqs:SendMessage", "bench-orders-requests"),
+            grant("sqs:DeleteQueue", "bench-orders-reply-*"),
+        ],
+        unused_grants: vec![grant("sqs:DeleteQueue", "bench-orders-reply-*")],
+    });
+    document
 }
 
 /// [`results`] with the baseline orders runs also through REST APIs (`--api
