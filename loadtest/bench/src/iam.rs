@@ -67,10 +67,44 @@ fn describe(d: &Denial) -> String {
     )
 }
 
+/// What `GET /_localcloud/iam` says of a run in which the orders queue
+/// path's API function sent `allowed` requests and was denied `denied`, and
+/// never used its grant to delete its reply queues.
+#[cfg(test)]
+pub fn iam_document(allowed: u64, denied: u64) -> IamDocument {
+    let calls = vec![localcloud_metrics::iam::CallCount {
+        action: "sqs:SendMessage".into(),
+        resource: "arn:aws:sqs:us-east-1:000000000000:bench-orders-requests".into(),
+        allowed,
+        denied,
+    }];
+    let mut document = IamDocument::new(localcloud_metrics::iam::IamMode::Enforce);
+    let grant = |action: &str, queue: &str| localcloud_metrics::iam::Grant {
+        policy: "inline".into(),
+        action: action.into(),
+        resource: format!("arn:aws:sqs:us-east-1:000000000000:{queue}"),
+    };
+    document
+        .functions
+        .push(localcloud_metrics::iam::FunctionIam {
+            stack: "bench".into(),
+            function: "bench-OrdersQueueFunction".into(),
+            logical_id: "OrdersQueueFunction".into(),
+            role: "arn:aws:iam::000000000000:role/bench-OrdersQueueFunctionRole".into(),
+            least_policy: localcloud_metrics::iam::least_policy(&calls),
+            calls,
+            grants: vec![
+                grant("sqs:SendMessage", "bench-orders-requests"),
+                grant("sqs:DeleteQueue", "bench-orders-reply-*"),
+            ],
+            unused_grants: vec![grant("sqs:DeleteQueue", "bench-orders-reply-*")],
+        });
+    document
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testdata::iam_document;
 
     #[test]
     fn runs_are_merged_and_those_with_denials_named() {

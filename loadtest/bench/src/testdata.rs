@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 
 use costmodel::{FunctionUsage, QueueUsage, TableUsage, Usage};
-use localcloud_metrics::iam::{least_policy, CallCount, FunctionIam, Grant, IamDocument, IamMode};
 
 use crate::apis::ApiKind;
 use crate::cpu::CpuAccount;
@@ -323,37 +322,7 @@ pub fn results() -> Results {
     }
 }
 
-/// What `GET /_localcloud/iam` says of a run in which the orders queue
-/// path's API function sent `allowed` requests and was denied `denied`, and
-/// never used its grant to delete its reply queues.
-pub fn iam_document(allowed: u64, denied: u64) -> IamDocument {
-    let calls = vec![CallCount {
-        action: "sqs:SendMessage".into(),
-        resource: "arn:aws:sqs:us-east-1:000000000000:bench-orders-requests".into(),
-        allowed,
-        denied,
-    }];
-    let mut document = IamDocument::new(IamMode::Enforce);
-    let grant = |action: &str, queue: &str| Grant {
-        policy: "inline".into(),
-        action: action.into(),
-        resource: format!("arn:aws:sqs:us-east-1:000000000000:{queue}"),
-    };
-    document.functions.push(FunctionIam {
-        stack: "bench".into(),
-        function: "bench-OrdersQueueFunction".into(),
-        logical_id: "OrdersQueueFunction".into(),
-        role: "arn:aws:iam::000000000000:role/bench-OrdersQueueFunctionRole".into(),
-        least_policy: least_policy(&calls),
-        calls,
-        grants: vec![
-            grant("sqs:SendMessage", "bench-orders-requests"),
-            grant("sqs:DeleteQueue", "bench-orders-reply-*"),
-        ],
-        unused_grants: vec![grant("sqs:DeleteQueue", "bench-orders-reply-*")],
-    });
-    document
-}
+pub use crate::iam::iam_document;
 
 /// [`results`] with the baseline orders runs also through REST APIs (`--api
 /// both`): 20 ms slower, the same functions behind them.

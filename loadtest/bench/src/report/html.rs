@@ -495,6 +495,18 @@ mod tests {
     }
 
     #[test]
+    fn a_denial_opens_the_report() {
+        let mut results = testdata::results();
+        let evidence = results.iam.as_mut().unwrap();
+        evidence.add(
+            "orders-faults / orders-queue",
+            &testdata::iam_document(1, 3),
+        );
+        let html = render(&results);
+        assert!(html.contains("<body><p class=\"warn\">IAM denied calls in 1 run(s)"));
+    }
+
+    #[test]
     fn report_needs_nothing_from_the_network() {
         let html = render(&testdata::results());
         assert!(!html.contains("<script"));

@@ -195,7 +195,7 @@ mod tests {
     }
 
     #[test]
-    fn a_denial_opens_both_reports() {
+    fn a_denial_is_warned_of_with_its_run_and_call() {
         // GIVEN a run in which IAM denied a send three times
         let mut results = testdata::results();
         let evidence = results.iam.as_mut().unwrap();
@@ -203,14 +203,11 @@ mod tests {
             "orders-faults / orders-queue",
             &testdata::iam_document(1, 3),
         );
-        // WHEN the reports are written
-        let html = crate::report::html::render(&results);
-        let md = crate::report::markdown::summary(&results);
-        // THEN each opens with the warning and the denied call, before the verdict
-        assert!(
-            html.contains("<body><p class=\"warn\">IAM denied calls in 1 run(s)"),
-            "{html}"
-        );
+        // WHEN the warnings and the section are made
+        let html = format!("{}{}", html_warning(&results), html(&results));
+        let md = markdown_warning(&results);
+        // THEN each warning names the run and the denied call
+        assert!(html.starts_with("<p class=\"warn\">IAM denied calls in 1 run(s)"));
         assert!(md.starts_with("**IAM denied calls in 1 run(s)"), "{md}");
         for text in [&html, &md] {
             assert!(text.contains("orders-faults / orders-queue: OrdersQueueFunction"));
