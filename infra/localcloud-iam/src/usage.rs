@@ -1,10 +1,12 @@
 //! What each principal was allowed or denied during a run, and from it the
-//! least policy that allows what was used and the grants never used.
+//! grants never used (the least policy is made from the same calls by the
+//! contract, `localcloud_metrics::iam::least_policy`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use parking_lot::Mutex;
-use serde_json::{json, Value};
+
+use localcloud_metrics::iam::Grant;
 
 use crate::document::{Effect, Names};
 use crate::eval::{action_matches, resource_matches, Decision, Request};
@@ -23,15 +25,6 @@ pub type Calls = BTreeMap<(String, String), Counts>;
 #[derive(Debug, Default)]
 pub struct Usage {
     calls: Mutex<BTreeMap<(String, String), Calls>>,
-}
-
-/// One grant (an action pattern on a resource pattern of an `Allow`
-/// statement) that no recorded call used.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct UnusedGrant {
-    pub policy: String,
-    pub action: String,
-    pub resource: String,
 }
 
 /// What one role's sessions did.
@@ -85,30 +78,6 @@ impl Usage {
 }
 
 impl RoleUsage {
-    /// The least policy allowing every call made (allowed or not): one
-    /// statement per set of actions, on the resources that needed exactly
-    /// those actions.
-    pub fn least_policy(&self) -> Value {
-        let mut by_resource: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-        for (action, resource) in self.calls.keys() {
-            by_resource.entry(resource).or_default().insert(action);
-        }
-        let mut by_actions: BTreeMap<Vec<&str>, Vec<&str>> = BTreeMap::new();
-        for (resource, actions) in by_resource {
-            by_actions
-                .entry(actions.into_iter().collect())
-                .or_default()
-                .push(resource);
-        }
-        let statements: Vec<Value> = by_actions
-            .into_iter()
-            .map(|(actions, resources)| {
-                json!({"Effect": "Allow", "Action": actions, "Resource": resources})
-            })
-            .collect();
-        json!({"Version": "2012-10-17", "Statement": statements})
-    }
-
     pub fn denied(&self) -> Vec<(String, String, u64)> {
         self.calls
             .iter()
@@ -118,26 +87,27 @@ impl RoleUsage {
     }
 }
 
-/// The grants of `role` that none of `calls`' allowed calls used. CloudWatch
-/// Logs grants are left out: the Lambda service writes a function's logs,
-/// not its code.
-pub fn unused_grants(role: &Role, usage: Option<&RoleUsage>) -> Vec<UnusedGrant> {
-    let allowed: Vec<&(String, String)> = usage
-        .map(|u| {
-            u.calls
-                .iter()
-                .filter(|(_, c)| c.allowed > 0)
-                .map(|(k, _)| k)
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut out = BTreeSet::new();
+/// One grant of a role with the patterns it matches calls by.
+struct Granted {
+    actions: Names,
+    resources: Names,
+    grant: Grant,
+}
+
+/// Every action pattern on every resource pattern of `role`'s `Allow`
+/// statements (a `NotAction`/`NotResource` statement is one grant).
+/// CloudWatch Logs grants are left out: the Lambda service writes a
+/// function's logs, not its code.
+fn granted(role: &Role) -> Vec<Granted> {
+    let mut out = Vec::new();
     for policy in &role.policies {
-        for statement in &policy.document.statements {
-            if statement.effect != Effect::Allow {
-                continue;
-            }
-            let grants: Vec<(Names, Names, String, String)> =
+        let allows = policy
+            .document
+            .statements
+            .iter()
+            .filter(|s| s.effect == Effect::Allow);
+        for statement in allows {
+            let pairs: Vec<(Names, Names, String, String)> =
                 match (&statement.action, &statement.resource) {
                     (Names::Only(actions), Names::Only(resources)) => actions
                         .iter()
@@ -159,24 +129,52 @@ pub fn unused_grants(role: &Role, usage: Option<&RoleUsage>) -> Vec<UnusedGrant>
                         describe(r, "NotResource"),
                     )],
                 };
-            for (a, r, action, resource) in grants {
+            for (actions, resources, action, resource) in pairs {
                 if action.to_ascii_lowercase().starts_with("logs:") {
                     continue;
                 }
-                let used = allowed
-                    .iter()
-                    .any(|(ua, ur)| action_matches(&a, ua) && resource_matches(&r, ur));
-                if !used {
-                    out.insert(UnusedGrant {
+                out.push(Granted {
+                    actions,
+                    resources,
+                    grant: Grant {
                         policy: policy.source.clone(),
                         action,
                         resource,
-                    });
-                }
+                    },
+                });
             }
         }
     }
-    out.into_iter().collect()
+    out
+}
+
+/// Every grant of `role` (CloudWatch Logs left out), sorted.
+pub fn grants(role: &Role) -> Vec<Grant> {
+    let all: BTreeSet<Grant> = granted(role).into_iter().map(|g| g.grant).collect();
+    all.into_iter().collect()
+}
+
+/// The grants of `role` that none of `usage`'s allowed calls used.
+pub fn unused_grants(role: &Role, usage: Option<&RoleUsage>) -> Vec<Grant> {
+    let allowed: Vec<&(String, String)> = usage
+        .map(|u| {
+            u.calls
+                .iter()
+                .filter(|(_, c)| c.allowed > 0)
+                .map(|(k, _)| k)
+                .collect()
+        })
+        .unwrap_or_default();
+    let unused: BTreeSet<Grant> = granted(role)
+        .into_iter()
+        .filter(|g| {
+            !allowed.iter().any(|(action, resource)| {
+                action_matches(&g.actions, action) && resource_matches(&g.resources, resource)
+            })
+        })
+        .map(|g| g.grant)
+        .collect();
+    unused.into_iter().collect()
 }
 
 fn describe(names: &Names, not: &str) -> String {
@@ -189,13 +187,15 @@ fn describe(names: &Names, not: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
     use crate::document::PolicyDocument;
     use crate::role::NamedPolicy;
 
     const T: &str = "arn:aws:dynamodb:us-east-1:0:table/T";
 
     #[test]
-    fn the_least_policy_groups_resources_by_the_actions_they_needed() {
+    fn a_roles_sessions_are_merged_and_its_denied_calls_listed() {
         let usage = Usage::default();
         let r = |a: &str, res: &str| Request::new(a, res);
         usage.record("R", "f", &r("dynamodb:GetItem", T), Decision::Allow);
@@ -216,12 +216,13 @@ mod tests {
         let roles = usage.by_role();
         assert_eq!(roles.len(), 1);
         assert_eq!(roles[0].sessions, vec!["f", "g"]);
+        assert_eq!(roles[0].calls.len(), 4);
         assert_eq!(
-            roles[0].least_policy(),
-            json!({"Version": "2012-10-17", "Statement": [
-                {"Effect": "Allow", "Action": ["dynamodb:GetItem", "dynamodb:PutItem"], "Resource": [T]},
-                {"Effect": "Allow", "Action": ["sqs:SendMessage"], "Resource": ["arn:aws:sqs:us-east-1:0:a", "arn:aws:sqs:us-east-1:0:b"]},
-            ]})
+            roles[0].calls[&("dynamodb:GetItem".to_string(), T.to_string())],
+            Counts {
+                allowed: 2,
+                denied: 0
+            }
         );
         assert_eq!(
             roles[0].denied(),
@@ -250,6 +251,7 @@ mod tests {
             &Request::new("dynamodb:GetItem", T),
             Decision::Allow,
         );
+        assert_eq!(grants(&role).len(), 4, "the logs grant left out");
         let unused = unused_grants(&role, usage.by_role().first());
         let pairs: Vec<(String, String)> =
             unused.into_iter().map(|u| (u.action, u.resource)).collect();

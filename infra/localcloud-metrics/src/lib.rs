@@ -1,6 +1,7 @@
 //! The metrics contract: the document behind `GET /_localcloud/metrics`,
 //! defined once. The local cloud's services fill in their sections, the admin
 //! endpoint serialises [`MetricsDocument`], the bench and the cost model read it.
+//! Beside it, [`iam`]: the document behind `GET /_localcloud/iam`.
 //!
 //! One casing (snake_case), one version ([`VERSION`]); every field is required
 //! and an unknown field is an error: a reader never prices a zero it did not
@@ -11,6 +12,7 @@ mod fields;
 pub mod api;
 pub mod dynamodb;
 pub mod esm;
+pub mod iam;
 pub mod instances;
 pub mod lambda;
 pub mod sqs;

@@ -125,9 +125,9 @@ impl PathService for Admin {
                 json_response(status, body)
             }
             (&Method::GET, "invocations") => self.invocations(request.uri().query()),
-            (&Method::GET, "iam") => json_response(
+            (&Method::GET, "iam") => json_text(
                 StatusCode::OK,
-                crate::iam_report::report(&self.iam, &self.deployments),
+                crate::iam_report::report(&self.iam, &self.deployments).to_json(),
             ),
             (&Method::POST, "iam/reset") => {
                 self.iam.usage.clear();

@@ -253,6 +253,7 @@ async fn run(cli: Cli, started: Instant) -> anyhow::Result<()> {
         }
         Command::IamReport { endpoint, json } => {
             let report = fetch_json(&endpoint, "/_localcloud/iam").await?;
+            let report = localcloud_metrics::iam::IamDocument::from_value(report)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {

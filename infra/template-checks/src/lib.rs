@@ -3,12 +3,10 @@
 //! others):
 //! - [`docs`]: README and docs name only files a clone has;
 //! - [`imports`]: no file-level import circle in any crate;
-//! - [`iam`]: each function's grants are exactly what its code needs;
 //! - [`workspace`]: the binaries the template builds exist as cargo targets;
 //! - [`routes`]: a request that exercises each HTTP API route.
 
 pub mod docs;
-pub mod iam;
 pub mod imports;
 pub mod routes;
 pub mod workspace;

@@ -103,6 +103,7 @@ pub async fn run(opts: RunOptions) -> anyhow::Result<Results> {
         records,
         capacity,
         skipped,
+        iam: ctx.iam.lock().unwrap_or_else(|e| e.into_inner()).take(),
     };
     write_reports(&results, &ctx.opts.out)?;
     Ok(results)

@@ -9,6 +9,7 @@ pub mod break_even;
 pub mod compute;
 pub mod cpu;
 pub mod driver;
+pub mod iam;
 pub mod ledger;
 pub mod lmi_config;
 pub mod metering;

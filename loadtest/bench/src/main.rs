@@ -556,6 +556,12 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     println!("{}", bench::report::markdown::summary(&results));
     println!("results: {}", out.join("results.json").display());
     println!("report:  {}", out.join("report.html").display());
+    let denials = results.iam_denials();
+    anyhow::ensure!(
+        denials.is_empty(),
+        "IAM denied calls (template.yaml lacks a grant the code needs):\n{}",
+        denials.join("\n")
+    );
     let unaccounted = results.unaccounted();
     anyhow::ensure!(
         unaccounted.is_empty(),

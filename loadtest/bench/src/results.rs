@@ -33,7 +33,10 @@ use crate::sla::CapacityStep;
 /// 6: every record has its 95 % intervals and their resamples (`spread`),
 /// from which the verdicts decide "wins" or "tie (within noise)"; a version
 /// 5 file reads without them (`None`): its verdicts rank on points alone.
-pub const SCHEMA_VERSION: u32 = 6;
+/// 7: what IAM allowed and denied each function over the whole run, with
+/// the least policy and the unused grants (`iam`, target local); a version 6
+/// file reads without it (`None`), as a remote run does.
+pub const SCHEMA_VERSION: u32 = 7;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Results {
@@ -68,6 +71,10 @@ pub struct Results {
     pub capacity: Vec<CapacityResult>,
     /// Scenario x variant pairs not run, and why.
     pub skipped: Vec<Skipped>,
+    /// Every local cloud's `GET /_localcloud/iam`, merged (`crate::iam`);
+    /// `None` on a remote target and in files before schema 7.
+    #[serde(default)]
+    pub iam: Option<crate::iam::IamEvidence>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -280,6 +287,16 @@ impl Results {
                     ledger.describe()
                 ))
             })
+            .collect()
+    }
+
+    /// The runs in which IAM denied a call, with the calls: each is a
+    /// scenario that failed for want of a permission.
+    pub fn iam_denials(&self) -> Vec<String> {
+        self.iam
+            .iter()
+            .flat_map(|e| &e.denied_in)
+            .flat_map(|r| r.denials.iter().map(move |d| format!("{}: {d}", r.run)))
             .collect()
     }
 

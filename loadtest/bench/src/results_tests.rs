@@ -235,3 +235,31 @@ fn a_version_3_file_reads_with_the_cpu_share_unknown() {
         "CPU share: not recorded (results before schema 4)"
     );
 }
+
+#[test]
+fn a_version_6_file_reads_without_iam_evidence_and_a_denial_is_named() {
+    // GIVEN results written before the IAM evidence
+    let mut value: serde_json::Value =
+        serde_json::from_str(&testdata::results().to_json().unwrap()).unwrap();
+    value["schema_version"] = 6.into();
+    assert!(value.as_object_mut().unwrap().remove("iam").is_some());
+    // WHEN read back
+    let results = Results::from_json(&value.to_string()).unwrap();
+    // THEN there is no evidence and so no denial
+    assert_eq!(results.iam, None);
+    assert!(results.iam_denials().is_empty());
+    // AND a run with a denial is named with its call
+    let mut denied = testdata::results();
+    let evidence = denied.iam.as_mut().unwrap();
+    evidence.add(
+        "orders-faults / orders-queue",
+        &testdata::iam_document(1, 3),
+    );
+    let denials = denied.iam_denials();
+    assert_eq!(denials.len(), 1, "{denials:?}");
+    assert!(
+        denials[0].starts_with("orders-faults / orders-queue: OrdersQueueFunction"),
+        "{denials:?}"
+    );
+    assert!(denials[0].ends_with("(3x)"), "{denials:?}");
+}

@@ -9,6 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
+use localcloud_metrics::iam::IamDocument;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -260,8 +261,20 @@ impl LocalCloudProcess {
     }
 
     pub async fn metrics(&self, client: &reqwest::Client) -> anyhow::Result<Value> {
-        let url = format!("{}/_localcloud/metrics", self.endpoint);
-        let response = client.get(&url).send().await.context("metrics")?;
+        self.admin_document(client, "metrics").await
+    }
+
+    /// What IAM allowed and denied each function so far (`GET
+    /// /_localcloud/iam`), as the local cloud wrote it.
+    pub async fn iam(&self, client: &reqwest::Client) -> anyhow::Result<IamDocument> {
+        let document = self.admin_document(client, "iam").await?;
+        Ok(IamDocument::from_value(document)?)
+    }
+
+    /// `GET /_localcloud/{name}` as JSON.
+    async fn admin_document(&self, client: &reqwest::Client, name: &str) -> anyhow::Result<Value> {
+        let url = format!("{}/_localcloud/{name}", self.endpoint);
+        let response = client.get(&url).send().await.context(name.to_string())?;
         if !response.status().is_success() {
             bail!("GET {url}: {}", response.status());
         }

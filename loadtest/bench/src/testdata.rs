@@ -315,8 +315,14 @@ pub fn results() -> Results {
             compute: crate::compute::ComputeType::OnDemand,
             reason: "not selected (--scenario)".into(),
         }],
+        iam: Some(crate::iam::IamEvidence::new(
+            "orders-baseline / orders-queue template defaults",
+            iam_document(5, 0),
+        )),
     }
 }
+
+pub use crate::iam::iam_document;
 
 /// [`results`] with the baseline orders runs also through REST APIs (`--api
 /// both`): 20 ms slower, the same functions behind them.

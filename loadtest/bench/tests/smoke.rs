@@ -128,12 +128,29 @@ fn smoke_run_serves_both_orders_paths_and_writes_the_reports() {
         let other = cost.other_architecture.as_ref().expect("an estimate");
         assert_ne!(other.architecture, cost.architecture);
     }
+    // AND IAM (enforced) denied nothing, and each path's function used what
+    // its role grants: the direct path invoked its back end, the queue path
+    // sent to its request queue
+    let iam = results.iam.as_ref().expect("a local run records IAM");
+    assert!(results.iam_denials().is_empty(), "{:?}", iam.denied_in);
+    let used = |logical_id: &str, action: &str| {
+        iam.document
+            .functions
+            .iter()
+            .filter(|f| f.logical_id == logical_id)
+            .flat_map(|f| &f.calls)
+            .any(|c| c.action == action && c.allowed > 0)
+    };
+    assert!(used("OrdersDirectFunction", "lambda:InvokeFunction"));
+    assert!(used("OrdersQueueFunction", "sqs:SendMessage"));
     // AND the summary opens with the orders answer
     let summary = std::fs::read_to_string(out.path().join("summary.md")).unwrap();
     assert!(summary.contains("### 1. Direct call or queue"), "{summary}");
-    // AND the reports are written, the HTML with its charts
+    assert!(summary.contains("### IAM"), "{summary}");
+    // AND the reports are written, the HTML with its charts and IAM folded
     let html = std::fs::read_to_string(out.path().join("report.html")).unwrap();
     assert!(html.contains("<svg") && html.contains("orders-queue"));
+    assert!(html.contains("<h2>IAM</h2>"), "{html}");
     // AND progress was shown phase by phase
     assert!(stderr.contains("starting the local cloud"), "{stderr}");
 }

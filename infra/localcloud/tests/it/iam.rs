@@ -6,6 +6,7 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 use localcloud::LocalCloud;
 use localcloud_iam::Credentials;
+use localcloud_metrics::iam::{IamDocument, IamMode};
 
 use crate::common;
 
@@ -654,41 +655,33 @@ async fn the_report_gives_each_function_its_least_policy_and_unused_grants() {
         .send()
         .await;
 
-    // WHEN the report is asked for
+    // WHEN the report is asked for (the contract the bench reads)
     let report = common::get_json(&format!("{}/_localcloud/iam", cloud.endpoint())).await;
+    let report = IamDocument::from_value(report).expect("the IAM document");
 
     // THEN it lists both calls, a least policy allowing exactly them, and
     // what the role grants that was never used
-    let f = report["functions"]
-        .as_array()
-        .unwrap()
+    let f = report
+        .functions
         .iter()
-        .find(|f| f["logicalId"] == "ReadOnly")
-        .unwrap()
-        .clone();
-    assert_eq!(report["mode"], "enforce");
+        .find(|f| f.logical_id == "ReadOnly")
+        .unwrap();
+    assert_eq!(report.mode, IamMode::Enforce);
     assert_eq!(
-        f["leastPolicy"]["Statement"],
+        serde_json::to_value(&f.least_policy).unwrap()["Statement"],
         serde_json::json!([{"Effect": "Allow", "Action": ["dynamodb:GetItem", "dynamodb:PutItem"], "Resource": [table_arn("granted")]}])
     );
-    let calls = f["calls"].as_array().unwrap();
     assert!(
-        calls
+        f.calls
             .iter()
-            .any(|c| c["action"] == "dynamodb:PutItem" && c["denied"] == 1),
-        "{calls:?}"
+            .any(|c| c.action == "dynamodb:PutItem" && c.denied == 1),
+        "{:?}",
+        f.calls
     );
-    let unused: Vec<String> = f["unusedGrants"]
-        .as_array()
-        .unwrap()
+    let unused: Vec<String> = f
+        .unused_grants
         .iter()
-        .map(|g| {
-            format!(
-                "{} {}",
-                g["action"].as_str().unwrap(),
-                g["resource"].as_str().unwrap()
-            )
-        })
+        .map(|g| format!("{} {}", g.action, g.resource))
         .collect();
     assert!(
         unused.contains(&format!("dynamodb:Scan {}", table_arn("granted"))),
@@ -699,6 +692,10 @@ async fn the_report_gives_each_function_its_least_policy_and_unused_grants() {
         "{unused:?}"
     );
     assert!(!unused.contains(&format!("dynamodb:GetItem {}", table_arn("granted"))));
+    // AND the denial is named with its function
+    let denials = report.denials();
+    assert_eq!(denials.len(), 1, "{denials:?}");
+    assert_eq!(denials[0].action, "dynamodb:PutItem");
     let text = localcloud::iam_report::render(&report);
     assert!(text.contains("DENIED dynamodb:PutItem"), "{text}");
     cloud.shutdown().await.unwrap();

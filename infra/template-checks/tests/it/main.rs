@@ -7,7 +7,6 @@ mod bench_agrees;
 mod cold_starts;
 mod common;
 mod docs_links;
-mod iam_rules;
 mod import_circles;
 mod least_privilege;
 mod one_source_of_truth;

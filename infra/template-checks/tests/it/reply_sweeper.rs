@@ -6,17 +6,27 @@
 
 use template_checks::load_template;
 
-/// A scheduled event as EventBridge sends it to the sweeper.
-const SCHEDULED_EVENT: &str = r#"{"version": "0", "id": "53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa",
-  "detail-type": "Scheduled Event", "source": "aws.events", "account": "000000000000",
-  "time": "2026-12-01T16:53:06Z", "region": "us-east-1",
-  "resources": ["arn:aws:events:us-east-1:000000000000:rule/local-sweep"], "detail": {}}"#;
-
 async fn sqs_call(endpoint: &str, target: &str, body: &str) -> serde_json::Value {
     let (status, text) =
         crate::common::json_call(endpoint, &format!("AmazonSQS.{target}"), body).await;
     assert_eq!(status, 200, "{target}: {text}");
     serde_json::from_str(&text).unwrap()
+}
+
+/// The orders table seeded, and a reply queue of a dead environment of
+/// each kind of caller (orders, Conduit), its heartbeat long past.
+pub(crate) async fn seed_orders_and_leave_dead_reply_queues(
+    app: &localcloud_template::Application,
+    endpoint: &str,
+) {
+    let orders_table = &app.table("OrdersTable").expect("OrdersTable").name;
+    bench::seed::seed_orders(&bench::seed::local_client(endpoint), orders_table)
+        .await
+        .unwrap();
+    for name in ["local-orders-reply-dead", "local-cr-articles-users-dead"] {
+        let body = format!(r#"{{"QueueName": "{name}", "tags": {{"heartbeat-ms": "1000"}}}}"#);
+        sqs_call(endpoint, "CreateQueue", &body).await;
+    }
 }
 
 async fn reply_queues(endpoint: &str) -> Vec<String> {
@@ -38,14 +48,7 @@ async fn fresh_environments_do_not_sweep_and_the_scheduled_sweeper_deletes_only_
     let app = load_template().expect("template.yaml loads");
     let (cloud, _logs) = crate::common::start_template(&app).await;
     let endpoint = cloud.endpoint();
-    let orders_table = &app.table("OrdersTable").expect("OrdersTable").name;
-    bench::seed::seed_orders(&bench::seed::local_client(&endpoint), orders_table)
-        .await
-        .unwrap();
-    for name in ["local-orders-reply-dead", "local-cr-articles-users-dead"] {
-        let body = format!(r#"{{"QueueName": "{name}", "tags": {{"heartbeat-ms": "1000"}}}}"#);
-        sqs_call(&endpoint, "CreateQueue", &body).await;
-    }
+    seed_orders_and_leave_dead_reply_queues(&app, &endpoint).await;
     let before = cloud.sqs().metrics();
 
     // WHEN four requests arrive at once on the queue path (fresh environments)
@@ -77,14 +80,9 @@ async fn fresh_environments_do_not_sweep_and_the_scheduled_sweeper_deletes_only_
         "OrdersReplySweeperFunction",
         "ConduitMicroQueueReplySweeperFunction",
     ] {
-        let sweeper = &app.function(logical_id).expect("the sweeper").name;
-        let path = format!("/2015-03-31/functions/{sweeper}/invocations");
-        let (status, body) =
-            crate::common::request(&endpoint, "POST", &path, SCHEDULED_EVENT).await;
-        assert_eq!(status, 200, "{body}");
+        let swept = crate::common::invoke_scheduled(&endpoint, &app, logical_id).await;
         // THEN it deleted its experiment's dead queue
-        let swept: serde_json::Value = serde_json::from_str(&body).unwrap();
-        assert_eq!(swept["deleted"], 1, "{logical_id}: {body}");
+        assert_eq!(swept["deleted"], 1, "{logical_id}: {swept}");
     }
     // AND only the dead queues are gone
     let remaining = reply_queues(&endpoint).await;

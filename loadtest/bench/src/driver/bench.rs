@@ -56,6 +56,8 @@ pub(crate) struct Bench {
     pub(crate) defaults: BTreeMap<String, String>,
     pub(crate) door: Door,
     pub(crate) template_text: String,
+    /// What IAM saw in the runs so far (target local).
+    pub(crate) iam: std::sync::Mutex<Option<crate::iam::IamEvidence>>,
 }
 
 impl Bench {
@@ -88,6 +90,7 @@ impl Bench {
             template_text: texts[0].clone(),
             pricing: Pricing::load(opts.prices.as_deref(), opts.price_date.clone(), retention)?,
             http: reqwest::Client::new(),
+            iam: std::sync::Mutex::new(None),
             opts,
         };
         Ok((ctx, texts))

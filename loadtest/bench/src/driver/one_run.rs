@@ -104,6 +104,7 @@ pub(crate) async fn run_one(
         _ => Metered::default(),
     };
     if let Some(c) = cloud {
+        record_iam(ctx, &c, &name.label).await?;
         c.stop().await;
     }
     let cost = price(ctx, metered.usage.as_ref(), &summary)?;
@@ -226,6 +227,21 @@ async fn meter(
         usage: Some(usage),
         ledger: Some(ledger),
     })
+}
+
+/// Adds what IAM allowed and denied the run's functions to the bench's
+/// evidence; a denial is said at once.
+async fn record_iam(ctx: &Bench, cloud: &LocalCloudProcess, label: &str) -> anyhow::Result<()> {
+    let document = cloud.iam(&ctx.http).await?;
+    for denial in document.denials() {
+        phase(&format!(
+            "{label}: IAM DENIED {} {} on {} ({}x)",
+            denial.logical_id, denial.action, denial.resource, denial.count
+        ));
+    }
+    let mut evidence = ctx.iam.lock().unwrap_or_else(|e| e.into_inner());
+    crate::iam::record(&mut evidence, label, document);
+    Ok(())
 }
 
 /// Requests sent against their outcomes and, for a queue path, each of its

@@ -13,8 +13,10 @@ use super::{title, CPU_HEADERS};
 use crate::results::{Results, RunRecord};
 
 pub fn render(results: &Results) -> String {
-    // The verdict first: the first screen answers the questions.
-    let mut body = verdict::view::html(&verdict::verdict(results));
+    // A denial first (a scenario failed for want of a permission), then the
+    // verdict: the first screen answers the questions.
+    let mut body = super::iam::html_warning(results);
+    body.push_str(&verdict::view::html(&verdict::verdict(results)));
     let m = &results.machine;
     let _ = write!(
         body,
@@ -38,6 +40,7 @@ pub fn render(results: &Results) -> String {
     body.push_str(&markdown_table_as_html(results));
     capacity(&mut body, results);
     body.push_str(&super::ledger::html(results));
+    body.push_str(&super::iam::html(results));
     for r in &results.records {
         record_section(&mut body, r);
     }
@@ -489,6 +492,18 @@ mod tests {
         let groups = queue_groups(&m);
         assert_eq!(groups["bench-orders-reply-*"], (2, 15.0));
         assert_eq!(groups["bench-orders-requests"], (1, 7.0));
+    }
+
+    #[test]
+    fn a_denial_opens_the_report() {
+        let mut results = testdata::results();
+        let evidence = results.iam.as_mut().unwrap();
+        evidence.add(
+            "orders-faults / orders-queue",
+            &testdata::iam_document(1, 3),
+        );
+        let html = render(&results);
+        assert!(html.contains("<body><p class=\"warn\">IAM denied calls in 1 run(s)"));
     }
 
     #[test]

@@ -9,8 +9,10 @@ use super::{title, CPU_HEADERS};
 use crate::results::{RecordKind, Results, RunRecord};
 
 pub fn summary(results: &Results) -> String {
-    // The verdict first: the first lines answer the questions.
-    let mut md = verdict_first(results);
+    // A denial first (a scenario failed for want of a permission), then the
+    // verdict: the first lines answer the questions.
+    let mut md = super::iam::markdown_warning(results);
+    md.push_str(&verdict_first(results));
     let m = &results.machine;
     let _ = writeln!(
         md,
@@ -81,6 +83,7 @@ pub fn summary(results: &Results) -> String {
         let _ = writeln!(md, "- skipped {} / {variant}: {}", s.scenario, s.reason);
     }
     md.push_str(&ledger_section(results));
+    md.push_str(&super::iam::markdown(results));
     md
 }
 

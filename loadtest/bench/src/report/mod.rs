@@ -5,6 +5,7 @@ pub mod answers;
 pub mod compute_table;
 pub mod cpu_share;
 pub mod html;
+pub mod iam;
 pub mod ledger;
 pub mod markdown;
 pub mod monthly;

@@ -62,13 +62,44 @@ pub async fn start_template(app: &Application) -> (LocalCloud, tempfile::TempDir
 
 /// One request through a fresh connection: (status, body).
 pub async fn request(base: &str, method: &str, path: &str, body: &str) -> (u16, String) {
+    request_with(base, method, path, "", body).await
+}
+
+/// [`request`] with more header lines (each ending in `\r\n`).
+pub async fn request_with(
+    base: &str,
+    method: &str,
+    path: &str,
+    headers: &str,
+    body: &str,
+) -> (u16, String) {
     let rest = base.strip_prefix("http://").expect("local URLs are http");
     let (host, prefix) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
     let head = format!(
-        "{method} {prefix}{path} HTTP/1.1\r\nhost: {host}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        "{method} {prefix}{path} HTTP/1.1\r\nhost: {host}\r\n{headers}content-length: {}\r\nconnection: close\r\n\r\n{body}",
         body.len()
     );
     exchange(host, &head).await
+}
+
+/// A scheduled event as EventBridge sends it (the reply-queue sweepers').
+pub const SCHEDULED_EVENT: &str = r#"{"version": "0", "id": "53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa",
+  "detail-type": "Scheduled Event", "source": "aws.events", "account": "000000000000",
+  "time": "2026-12-01T16:53:06Z", "region": "us-east-1",
+  "resources": ["arn:aws:events:us-east-1:000000000000:rule/local-sweep"], "detail": {}}"#;
+
+/// Invokes the function of `logical_id` with a scheduled event, as its
+/// schedule does; its answer (the invocation must succeed).
+pub async fn invoke_scheduled(
+    endpoint: &str,
+    app: &Application,
+    logical_id: &str,
+) -> serde_json::Value {
+    let name = &app.function(logical_id).expect("the function").name;
+    let path = format!("/2015-03-31/functions/{name}/invocations");
+    let (status, body) = request(endpoint, "POST", &path, SCHEDULED_EVENT).await;
+    assert_eq!(status, 200, "{logical_id}: {body}");
+    serde_json::from_str(&body).unwrap_or_else(|e| panic!("{logical_id}: {e}: {body}"))
 }
 
 /// One AWS JSON 1.0 call (SQS, DynamoDB) to the local cloud, which does not
