@@ -7,7 +7,9 @@ use http::Method;
 use localcloud_core::HttpResponse;
 
 use crate::error::S3Error;
-use crate::protocol::{empty, iso, not_implemented, response, xml, Call, S3_NS};
+use crate::protocol::{
+    empty, encoded, iso, not_implemented, response, url_encoding, xml, Call, S3_NS,
+};
 use crate::service::S3Service;
 use crate::store::Setting;
 use crate::uploads_api::max_param;
@@ -222,26 +224,6 @@ fn list_objects(s3: &S3Service, call: &Call, name: &str) -> Result<HttpResponse,
     Ok(xml(doc.finish("ListBucketResult")))
 }
 
-/// True with `encoding-type=url`; any other encoding is refused.
-pub(crate) fn url_encoding(call: &Call) -> Result<bool, S3Error> {
-    match call.param("encoding-type") {
-        None => Ok(false),
-        Some("url") => Ok(true),
-        Some(_) => Err(S3Error::invalid_argument(
-            "Invalid Encoding Method specified in Request",
-        )),
-    }
-}
-
-/// A key or prefix as the listing shows it, URL-encoded when asked.
-pub(crate) fn encoded(url_encode: bool, text: &str) -> String {
-    if url_encode {
-        url_encode_key(text)
-    } else {
-        text.to_string()
-    }
-}
-
 fn encode_token(key: &str) -> String {
     base64::engine::general_purpose::STANDARD.encode(key)
 }
@@ -252,20 +234,6 @@ fn decode_token(token: &str) -> Result<String, S3Error> {
         .ok()
         .and_then(|b| String::from_utf8(b).ok())
         .ok_or_else(|| S3Error::invalid_argument("The continuation token provided is incorrect"))
-}
-
-/// Keys as `encoding-type=url` returns them: everything but unreserved
-/// characters and `/` percent-encoded.
-fn url_encode_key(key: &str) -> String {
-    let mut out = String::new();
-    for b in key.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~/".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// `POST /{bucket}?delete`: each key (or version) deleted as DeleteObject

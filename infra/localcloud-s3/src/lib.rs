@@ -18,11 +18,13 @@ mod bucket_api;
 mod chunked;
 mod copy_api;
 mod error;
+mod object;
 mod object_api;
 mod protocol;
 mod service;
 mod store;
 mod uploads_api;
+mod version;
 mod versions;
 mod versions_api;
 

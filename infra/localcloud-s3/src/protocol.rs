@@ -95,3 +95,37 @@ pub(crate) fn iso(t: &chrono::DateTime<chrono::Utc>) -> String {
 pub(crate) fn http_date(t: &chrono::DateTime<chrono::Utc>) -> String {
     t.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
 }
+
+/// True with `encoding-type=url`; any other encoding is refused.
+pub(crate) fn url_encoding(call: &Call) -> Result<bool, S3Error> {
+    match call.param("encoding-type") {
+        None => Ok(false),
+        Some("url") => Ok(true),
+        Some(_) => Err(S3Error::invalid_argument(
+            "Invalid Encoding Method specified in Request",
+        )),
+    }
+}
+
+/// A key or prefix as the listing shows it, URL-encoded when asked.
+pub(crate) fn encoded(url_encode: bool, text: &str) -> String {
+    if url_encode {
+        url_encode_key(text)
+    } else {
+        text.to_string()
+    }
+}
+
+/// Keys as `encoding-type=url` returns them: everything but unreserved
+/// characters and `/` percent-encoded.
+pub(crate) fn url_encode_key(key: &str) -> String {
+    let mut out = String::new();
+    for b in key.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}

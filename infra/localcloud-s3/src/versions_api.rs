@@ -4,9 +4,8 @@
 use localcloud_core::xml::Xml;
 use localcloud_core::HttpResponse;
 
-use crate::bucket_api::{encoded, url_encoding};
 use crate::error::S3Error;
-use crate::protocol::{iso, with_optional, xml, Call, S3_NS};
+use crate::protocol::{encoded, iso, url_encoding, with_optional, xml, Call, S3_NS};
 use crate::service::S3Service;
 use crate::uploads_api::{max_param, owner};
 use crate::versions::Version;

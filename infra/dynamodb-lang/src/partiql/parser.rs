@@ -3,7 +3,7 @@
 //! read, so the trees it builds hold values only.
 
 use super::lexer::{tokenize, Tok, Token};
-use super::{
+use super::statement::{
     is_set, not_well_formed, Delete, Insert, OrderBy, Returning, Select, Statement, Update,
 };
 use crate::expr::{
@@ -792,7 +792,7 @@ fn check_projection(paths: &[DocumentPath]) -> Parsed<()> {
         if paths[..i].contains(path) {
             return Err(ExprError::new(format!(
                 "Duplicate identifiers in select clause: {}",
-                super::projected_name(path)
+                super::statement::projected_name(path)
             )));
         }
     }
