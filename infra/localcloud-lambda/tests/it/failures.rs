@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::*;
 use localcloud_core::{InvokeError, InvokeRequest, Invoker};
-use localcloud_lambda::{FunctionConfig, Outcome};
+use localcloud_lambda::{CpuShare, FunctionConfig, LambdaConfig, Outcome};
 use serde_json::json;
 
 fn sleep_with_timeout(ms: u64) -> FunctionConfig {
@@ -215,8 +215,13 @@ async fn empty_payload_reaches_the_function_as_an_empty_object() {
 
 #[tokio::test]
 async fn exceeding_the_memory_size_kills_the_environment() {
-    // GIVEN a 128 MB function
-    let service = start(config(vec![function("sleep", "sleep")]));
+    // GIVEN a 128 MB function, unthrottled: at 128 MB's CPU share touching
+    // 200 MB of pages outlasted the 3-s timeout (6 runs of 6 alone, as root
+    // where the kernel's quota applies), which is not what this test is about
+    let service = start(LambdaConfig {
+        cpu_share: CpuShare::Off,
+        ..config(vec![function("sleep", "sleep")])
+    });
 
     // WHEN an invocation fills 40 MB, then another 200 MB
     let fits = invoke(&service, "sleep", json!({"alloc_mb": 40, "ms": 50}))
@@ -246,7 +251,12 @@ async fn exceeding_the_memory_size_kills_the_environment() {
 
 #[tokio::test]
 async fn a_fast_invocation_over_the_memory_size_is_killed_too() {
-    let service = start(config(vec![function("sleep", "sleep")]));
+    // Unthrottled, so that the invocation is fast: at 128 MB's CPU share,
+    // touching 200 MB of pages outlasted the 3-s timeout (see above).
+    let service = start(LambdaConfig {
+        cpu_share: CpuShare::Off,
+        ..config(vec![function("sleep", "sleep")])
+    });
     let response = invoke(&service, "sleep", json!({"alloc_mb": 200, "ms": 0}))
         .await
         .unwrap();
