@@ -86,9 +86,6 @@ enum Command {
         #[arg(long)]
         output: Option<PathBuf>,
     },
-    /// Print the Lambda Managed Instances version of a SAM template (every
-    /// function on one capacity provider, at least 2,048 MB):
-    /// template-lmi.yaml.
     /// Print, per function, the calls it was allowed and denied since the
     /// local cloud started, the least policy that allows them and the grants
     /// of its role that nothing used (`GET /_localcloud/iam`).
@@ -104,6 +101,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print the Lambda Managed Instances version of a SAM template (every
+    /// function on one capacity provider, at least 2,048 MB):
+    /// template-lmi.yaml.
     LmiTemplate {
         /// The template to convert.
         #[arg(long, default_value = "template.yaml")]
