@@ -48,6 +48,9 @@ enum Command {
         readme: PathBuf,
         #[arg(long, default_value = "docs/results.md")]
         results_page: PathBuf,
+        /// The IAM page whose per-function tables a local run rewrites.
+        #[arg(long, default_value = "docs/iam.md")]
+        iam_page: PathBuf,
         #[command(flatten)]
         lmi: LmiTemplateArg,
     },
@@ -372,9 +375,15 @@ async fn main() -> anyhow::Result<()> {
             from,
             readme,
             results_page,
+            iam_page,
             lmi,
         } => {
-            bench::report::readme::update(&readme, &results_page, &read_results(&from, &lmi)?)?;
+            bench::report::readme::update(
+                &readme,
+                &results_page,
+                &iam_page,
+                &read_results(&from, &lmi)?,
+            )?;
             println!(
                 "{} and {}: rewritten from {}",
                 readme.display(),

@@ -28,8 +28,7 @@ const DYNAMODB_READS: &[&str] = &[
 /// Grants no scenario uses that stay, and why: (function or `*`, action
 /// or action prefix, part of the resource, why). Any other unused grant
 /// fails the test: drive the path that needs it, or take it out of
-/// template.yaml. The last three kinds were found by this evidence and are
-/// grants to narrow in template.yaml (docs/iam.md).
+/// template.yaml.
 const KEPT_UNUSED: &[(&str, &str, &str, &str)] = &[
     // SQS authorises a batch call as its single action: IAM has no
     // `*Batch` action ("Amazon SQS API permissions: Actions and resource
@@ -47,14 +46,6 @@ const KEPT_UNUSED: &[(&str, &str, &str, &str)] = &[
     // with CreateQueue's tags, which the local cloud authorises as
     // sqs:CreateQueue only.
     ("*", "sqs:TagQueue", ":local-", "the heartbeat's refresh comes after a minute, longer than this test"),
-    // Found by this evidence: no function deletes its own reply queue
-    // (RequestReply::close serves tests; the sweepers delete stale ones).
-    ("OrdersQueueFunction", "sqs:DeleteQueue", "-orders-reply-*", "to narrow: no function code deletes its reply queue"),
-    ("ConduitMicroQueue", "sqs:DeleteQueue", "-cr-", "to narrow: no function code deletes its reply queue"),
-    // Found by this evidence: the monolith's one statement grants the data
-    // model's seven actions on all four tables; each table needs only the
-    // subset its microservice's statement grants.
-    ("ConduitMonolithFunction", "dynamodb:", "table/", "to narrow: one statement for all four tables, wider than each table needs"),
 ];
 
 /// Why `function`'s `grant` may stay unused, if [`KEPT_UNUSED`] says.

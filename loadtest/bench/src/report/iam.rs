@@ -106,8 +106,87 @@ pub fn markdown(results: &Results) -> String {
     md
 }
 
+/// docs/iam.md's tables: per function, by resource pattern of its role,
+/// the actions granted, those the run used and those it never used, then
+/// the least policy that allows what it used.
+pub fn policy_tables(evidence: &IamEvidence) -> String {
+    let mut md = String::new();
+    for f in &evidence.document.functions {
+        let (allowed, denied) = f.totals();
+        let _ = write!(
+            md,
+            "#### {}\n\n{allowed} calls allowed, {denied} denied.\n\n\
+             | resource (template.yaml) | granted | used | never used |\n|---|---|---|---|\n",
+            f.logical_id
+        );
+        for (resource, granted, unused) in by_resource(f) {
+            let used: Vec<&str> = granted
+                .iter()
+                .copied()
+                .filter(|a| !unused.contains(a))
+                .collect();
+            let cell = |actions: &[&str]| {
+                if actions.is_empty() {
+                    "-".to_string()
+                } else {
+                    actions
+                        .iter()
+                        .map(|a| format!("`{a}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            };
+            let _ = writeln!(
+                md,
+                "| `{}` | {} | {} | {} |",
+                short_arn(resource),
+                cell(&granted),
+                cell(&used),
+                cell(&unused)
+            );
+        }
+        let _ = writeln!(
+            md,
+            "\nLeast policy: {}.\n",
+            least_policy_lines(f).join("; ")
+        );
+    }
+    md
+}
+
+/// A function's grants grouped by resource pattern, in the order the role
+/// names them: (resource, actions granted, actions never used), each sorted.
+fn by_resource(f: &FunctionIam) -> Vec<(&str, Vec<&str>, Vec<&str>)> {
+    let mut groups: Vec<(&str, Vec<&str>, Vec<&str>)> = Vec::new();
+    for grant in &f.grants {
+        let at = match groups.iter().position(|(r, _, _)| *r == grant.resource) {
+            Some(at) => at,
+            None => {
+                groups.push((&grant.resource, Vec::new(), Vec::new()));
+                groups.len() - 1
+            }
+        };
+        let unused = f
+            .unused_grants
+            .iter()
+            .any(|u| u.resource == grant.resource && u.action == grant.action);
+        let (_, granted, never) = &mut groups[at];
+        granted.push(&grant.action);
+        if unused {
+            never.push(&grant.action);
+        }
+    }
+    for (_, granted, never) in &mut groups {
+        for actions in [granted, never] {
+            actions.sort_unstable();
+            actions.dedup();
+        }
+    }
+    groups
+}
+
 /// The mode and the totals, in words.
-fn headline(evidence: &IamEvidence) -> String {
+pub fn headline(evidence: &IamEvidence) -> String {
     let document = &evidence.document;
     let (allowed, denied) = document
         .functions
@@ -214,6 +293,33 @@ mod tests {
         }
         // AND the table marks the denied count
         assert!(html.contains("<td class=\"warn\">3</td>"), "{html}");
+    }
+
+    #[test]
+    fn the_policy_tables_split_each_role_by_resource_into_used_and_never_used() {
+        // GIVEN a run whose queue function sent requests and never deleted
+        // its reply queues
+        let results = testdata::results();
+        // WHEN docs/iam.md's tables are made
+        let md = policy_tables(results.iam.as_ref().unwrap());
+        // THEN the function has its heading, totals and one row per resource
+        assert!(
+            md.contains("#### OrdersQueueFunction\n\n5 calls allowed, 0 denied."),
+            "{md}"
+        );
+        assert!(
+            md.contains("| `bench-orders-requests` | `sqs:SendMessage` | `sqs:SendMessage` | - |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| `bench-orders-reply-*` | `sqs:DeleteQueue` | - | `sqs:DeleteQueue` |"),
+            "{md}"
+        );
+        // AND its least policy follows the table
+        assert!(
+            md.contains("Least policy: sqs:SendMessage on bench-orders-requests."),
+            "{md}"
+        );
     }
 
     #[test]
