@@ -243,13 +243,16 @@ impl Function {
         }
     }
 
-    /// Every grant of every policy that targets `target`, with its actions.
+    /// The actions of every grant of every policy that targets `target`,
+    /// those of its service only (a grant on `*` names other services'
+    /// actions too, `logs:*` of `AWSLambdaBasicExecutionRole`).
     pub fn actions_on(&self, target: &crate::policy::Target) -> Vec<&str> {
         self.policies
             .iter()
             .flat_map(|p| &p.grants)
             .filter(|g| g.covers(target))
             .flat_map(|g| g.actions.iter().map(String::as_str))
+            .filter(|action| target.may_be_acted_on_by(action))
             .collect()
     }
 }

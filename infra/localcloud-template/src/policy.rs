@@ -1,11 +1,22 @@
 //! A function's `Policies`: SAM policy templates, managed policies and inline
 //! statements, reduced to which tables, queues and functions they grant.
+//! The documents are IAM's (`localcloud_iam`: SAM's policy templates, the
+//! managed policies, the statement grammar), read here as targets.
 
+use localcloud_iam::glob::{matches, matches_ignore_case};
+use localcloud_iam::sam::{managed_policy, policy_template, Scope};
+use localcloud_iam::{Effect, Names, PolicyDocument};
 use serde_json::Value;
 
 use crate::diag::{At, Diags};
-use crate::scope::as_text;
 use crate::yaml::Node;
+
+/// Any region and account: a grant's target is read from the ARN without
+/// them.
+const ANY_SCOPE: Scope<'static> = Scope {
+    region: "us-east-1",
+    account: "000000000000",
+};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Policy {
@@ -57,6 +68,20 @@ impl Target {
         }
     }
 
+    /// Whether `action` (a pattern as written) can be one of this target's
+    /// service's: `dynamodb:` on a table, `sqs:` on a queue, `lambda:` on a
+    /// function, any on another resource.
+    pub fn may_be_acted_on_by(&self, action: &str) -> bool {
+        let service = match self {
+            Target::Table { .. } => "dynamodb",
+            Target::Queue(_) => "sqs",
+            Target::Function(_) => "lambda",
+            Target::Other(_) => return true,
+        };
+        let prefix = action.split(':').next().unwrap_or(action);
+        action == "*" || matches_ignore_case(prefix, service)
+    }
+
     /// Reads an ARN (wildcards allowed) as a target.
     pub fn from_arn(arn: &str) -> Target {
         let parts: Vec<&str> = arn.splitn(6, ':').collect();
@@ -95,125 +120,20 @@ impl Grant {
         match (&self.target, target) {
             (Target::Other(pattern), _) if pattern == "*" => true,
             (Target::Table { name: p, index: pi }, Target::Table { name: n, index: ni }) => {
-                glob(p, n)
+                matches(p, n)
                     && match (pi, ni) {
                         (None, None) => true,
-                        (Some(pi), Some(ni)) => glob(pi, ni),
+                        (Some(pi), Some(ni)) => matches(pi, ni),
                         _ => false,
                     }
             }
             (Target::Queue(p), Target::Queue(n)) | (Target::Function(p), Target::Function(n)) => {
-                glob(p, n)
+                matches(p, n)
             }
-            (Target::Other(p), Target::Other(n)) => glob(p, n),
+            (Target::Other(p), Target::Other(n)) => matches(p, n),
             _ => false,
         }
     }
-}
-
-/// `*` matches any run of characters, `?` any one.
-fn glob(pattern: &str, text: &str) -> bool {
-    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
-    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            mark = ti;
-            pi += 1;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ti = mark;
-        } else {
-            return false;
-        }
-    }
-    p[pi..].iter().all(|c| *c == '*')
-}
-
-const DYNAMODB_READ: &[&str] = &[
-    "dynamodb:GetItem",
-    "dynamodb:Scan",
-    "dynamodb:Query",
-    "dynamodb:BatchGetItem",
-    "dynamodb:DescribeTable",
-];
-const DYNAMODB_WRITE: &[&str] = &[
-    "dynamodb:PutItem",
-    "dynamodb:UpdateItem",
-    "dynamodb:BatchWriteItem",
-];
-const DYNAMODB_CRUD: &[&str] = &[
-    "dynamodb:GetItem",
-    "dynamodb:DeleteItem",
-    "dynamodb:PutItem",
-    "dynamodb:Scan",
-    "dynamodb:Query",
-    "dynamodb:UpdateItem",
-    "dynamodb:BatchWriteItem",
-    "dynamodb:BatchGetItem",
-    "dynamodb:DescribeTable",
-    "dynamodb:ConditionCheckItem",
-];
-const SQS_POLLER: &[&str] = &[
-    "sqs:ChangeMessageVisibility",
-    "sqs:ChangeMessageVisibilityBatch",
-    "sqs:DeleteMessage",
-    "sqs:DeleteMessageBatch",
-    "sqs:GetQueueAttributes",
-    "sqs:ReceiveMessage",
-];
-
-/// The statements of a SAM policy template, as in SAM's policy_templates.json.
-fn template_grants(template: &str, params: &Value) -> Option<Result<Vec<Grant>, String>> {
-    let (param, actions) = match template {
-        "DynamoDBCrudPolicy" => ("TableName", DYNAMODB_CRUD),
-        "DynamoDBReadPolicy" => ("TableName", DYNAMODB_READ),
-        "DynamoDBWritePolicy" => ("TableName", DYNAMODB_WRITE),
-        "SQSPollerPolicy" => ("QueueName", SQS_POLLER),
-        "SQSSendMessagePolicy" => ("QueueName", &["sqs:SendMessage*"][..]),
-        "LambdaInvokePolicy" => ("FunctionName", &["lambda:InvokeFunction"][..]),
-        _ => return None,
-    };
-    let Some(value) = params.get(param).and_then(as_text) else {
-        return Some(Err(format!("{template} needs the parameter {param}")));
-    };
-    let grant = |target| Grant {
-        allow: true,
-        actions: actions.iter().map(|a| a.to_string()).collect(),
-        target,
-    };
-    Some(Ok(match param {
-        "TableName" => vec![
-            grant(Target::table(&value)),
-            grant(Target::Table {
-                name: value,
-                index: Some("*".into()),
-            }),
-        ],
-        "QueueName" => vec![grant(Target::Queue(value))],
-        _ => vec![grant(Target::Function(format!("{value}*")))],
-    }))
-}
-
-/// Managed policies whose grants matter for least privilege: broad ones.
-fn managed_grants(name: &str) -> Vec<Grant> {
-    let short = name.rsplit('/').next().unwrap_or(name);
-    let action = match short {
-        "AmazonDynamoDBFullAccess" => "dynamodb:*",
-        "AmazonSQSFullAccess" => "sqs:*",
-        "AWSLambda_FullAccess" | "AWSLambdaFullAccess" => "lambda:*",
-        "AdministratorAccess" => "*",
-        _ => return Vec::new(),
-    };
-    vec![Grant {
-        allow: true,
-        actions: vec![action.to_string()],
-        target: Target::Other("*".into()),
-    }]
 }
 
 /// Reads one resolved `Policies` item (`line` is where it starts).
@@ -233,28 +153,24 @@ fn source_and_grants(
     diags: &mut Diags,
 ) -> Option<(PolicySource, Vec<Grant>)> {
     match item {
-        Value::String(name) => Some((PolicySource::Managed(name.clone()), managed_grants(name))),
+        Value::String(name) => {
+            let grants = managed_policy(name).map_or_else(Vec::new, |d| grants_of(&d));
+            Some((PolicySource::Managed(name.clone()), grants))
+        }
         Value::Object(map) if map.contains_key("Statement") => {
-            let statements = match &map["Statement"] {
-                Value::Array(items) => items.clone(),
-                single => vec![single.clone()],
-            };
-            let mut grants = Vec::new();
-            for s in &statements {
-                match statement(s) {
-                    Ok(g) => grants.extend(g),
-                    Err(m) => diags.error(at, line, m),
-                }
-            }
+            // A malformed document grants nothing here; the local cloud
+            // refuses the stack when it builds the function's role
+            // (`function F: Policies[i]: ...`), the one place that says so.
+            let grants = PolicyDocument::parse(item).map_or_else(|_| Vec::new(), |d| grants_of(&d));
             Some((PolicySource::Inline, grants))
         }
         Value::Object(map) if map.len() == 1 => {
             let (name, params) = map.iter().next()?;
             let source = PolicySource::Template(name.clone());
-            match template_grants(name, params) {
-                Some(Ok(grants)) => Some((source, grants)),
-                Some(Err(m)) => {
-                    diags.error(at, line, m);
+            match policy_template(name, params, &ANY_SCOPE) {
+                Some(Ok(document)) => Some((source, grants_of(&document))),
+                Some(Err(e)) => {
+                    diags.error(at, line, e.message);
                     None
                 }
                 None => {
@@ -274,33 +190,25 @@ fn source_and_grants(
     }
 }
 
-fn statement(s: &Value) -> Result<Vec<Grant>, String> {
-    let strings = |v: Option<&Value>| -> Option<Vec<String>> {
-        match v? {
-            Value::Array(items) => items.iter().map(as_text).collect(),
-            v => as_text(v).map(|s| vec![s]),
-        }
-    };
-    // What a NotAction or NotResource statement grants is no list of
-    // targets; IAM evaluates it (localcloud-iam), least privilege ignores it.
-    if s.get("NotAction").is_some() || s.get("NotResource").is_some() {
-        return Ok(Vec::new());
-    }
-    let allow = match s.get("Effect").and_then(Value::as_str) {
-        Some("Allow") => true,
-        Some("Deny") => false,
-        _ => return Err("a statement needs Effect Allow or Deny".into()),
-    };
-    let actions = strings(s.get("Action")).ok_or("a statement needs Action")?;
-    let resources = strings(s.get("Resource")).ok_or("a statement needs Resource")?;
-    Ok(resources
+/// A document's statements as grants, one per resource. What a `NotAction`
+/// or `NotResource` statement grants is no list of targets; IAM evaluates it
+/// (localcloud-iam), least privilege ignores it.
+fn grants_of(document: &PolicyDocument) -> Vec<Grant> {
+    document
+        .statements
         .iter()
-        .map(|arn| Grant {
-            allow,
-            actions: actions.clone(),
-            target: Target::from_arn(arn),
+        .filter_map(|s| match (&s.action, &s.resource) {
+            (Names::Only(actions), Names::Only(resources)) => Some((s.effect, actions, resources)),
+            _ => None,
         })
-        .collect())
+        .flat_map(|(effect, actions, resources)| {
+            resources.iter().map(move |arn| Grant {
+                allow: effect == Effect::Allow,
+                actions: actions.clone(),
+                target: Target::from_arn(arn),
+            })
+        })
+        .collect()
 }
 
 /// The items of `Policies` (a single item or a list), with their lines.
@@ -316,10 +224,53 @@ mod tests {
     use super::*;
 
     #[test]
-    fn glob_matches_prefix_wildcards() {
-        assert!(glob("local-Fn*", "local-Fn"));
-        assert!(glob("*", "anything"));
-        assert!(!glob("Orders", "OrdersArchive"));
+    fn grants_cover_their_targets_with_prefix_wildcards() {
+        let grant = |target| Grant {
+            allow: true,
+            actions: vec!["lambda:InvokeFunction".into()],
+            target,
+        };
+        let function = |name: &str| Target::Function(name.into());
+        assert!(grant(function("local-Fn*")).covers(&function("local-Fn")));
+        assert!(grant(Target::Other("*".into())).covers(&function("anything")));
+        assert!(!grant(function("Orders")).covers(&function("OrdersArchive")));
+        assert!(!grant(Target::Queue("Orders".into())).covers(&function("Orders")));
+    }
+
+    #[test]
+    fn a_target_is_acted_on_by_its_own_service_s_actions_only() {
+        let table = Target::table("T");
+        assert!(table.may_be_acted_on_by("dynamodb:GetItem"));
+        assert!(table.may_be_acted_on_by("DynamoDB:*"));
+        assert!(table.may_be_acted_on_by("*"));
+        assert!(!table.may_be_acted_on_by("logs:PutLogEvents"));
+        assert!(!Target::Queue("q".into()).may_be_acted_on_by("dynamodb:GetItem"));
+        assert!(Target::Other("*".into()).may_be_acted_on_by("logs:PutLogEvents"));
+    }
+
+    #[test]
+    fn sam_templates_grant_what_iam_documents_say() {
+        let (source, grants) = source_and_grants(
+            &serde_json::json!({"DynamoDBReadPolicy": {"TableName": "T"}}),
+            1,
+            &At::default(),
+            &mut Diags::default(),
+        )
+        .unwrap();
+        assert_eq!(source, PolicySource::Template("DynamoDBReadPolicy".into()));
+        let targets: Vec<&Target> = grants.iter().map(|g| &g.target).collect();
+        assert_eq!(
+            targets,
+            [
+                &Target::table("T"),
+                &Target::Table {
+                    name: "T".into(),
+                    index: Some("*".into())
+                }
+            ]
+        );
+        assert!(grants[0].actions.contains(&"dynamodb:Query".to_string()));
+        assert!(!grants[0].actions.contains(&"dynamodb:PutItem".to_string()));
     }
 
     #[test]
