@@ -260,10 +260,21 @@ fn sqs(op: &str, body: &Value, at: &Where) -> Call {
                 .map(|name| at.arn("sqs", name))
         })
         .unwrap_or_else(|| "*".into());
+    let mut requests = vec![Request::new(format!("sqs:{action}"), queue.clone())];
+    // "To be able to tag a queue on creation, you must have the
+    // sqs:CreateQueue and sqs:TagQueue permissions" (CreateQueue, Amazon SQS
+    // API Reference).
+    let tagged = body
+        .get("tags")
+        .and_then(Value::as_object)
+        .is_some_and(|tags| !tags.is_empty());
+    if op == "CreateQueue" && tagged {
+        requests.push(Request::new("sqs:TagQueue".to_string(), queue));
+    }
     Call {
         protocol: Protocol::Sqs,
         operation: op.to_string(),
-        requests: vec![Request::new(format!("sqs:{action}"), queue)],
+        requests,
     }
 }
 
@@ -562,9 +573,30 @@ mod tests {
         );
         let create = json_call("AmazonSQS.CreateQueue", r#"{"QueueName":"new"}"#);
         assert_eq!(
-            create.requests[0].resource,
-            "arn:aws:sqs:us-east-1:123456789012:new"
+            pairs(&create),
+            vec![(
+                "sqs:CreateQueue".to_string(),
+                "arn:aws:sqs:us-east-1:123456789012:new".to_string()
+            )]
         );
+    }
+
+    #[test]
+    fn creating_a_tagged_queue_asks_for_tag_queue_too() {
+        let tagged = json_call(
+            "AmazonSQS.CreateQueue",
+            r#"{"QueueName":"new","tags":{"heartbeat":"1"}}"#,
+        );
+        let queue = "arn:aws:sqs:us-east-1:123456789012:new".to_string();
+        assert_eq!(
+            pairs(&tagged),
+            vec![
+                ("sqs:CreateQueue".to_string(), queue.clone()),
+                ("sqs:TagQueue".to_string(), queue)
+            ]
+        );
+        let no_tags = json_call("AmazonSQS.CreateQueue", r#"{"QueueName":"new","tags":{}}"#);
+        assert_eq!(no_tags.requests.len(), 1);
     }
 
     #[test]

@@ -41,11 +41,6 @@ const KEPT_UNUSED: &[(&str, &str, &str, &str)] = &[
     // visibility timeout run out instead, and checks only Receive, Delete
     // and GetQueueAttributes at start (recorded as the role's calls).
     ("*", "sqs:ChangeMessageVisibility", "-requests", "SAM's SQSPollerPolicy, for Lambda's poller: the local event source mapping does not call it"),
-    // transport::reply tags its reply queue again at most once a minute
-    // (HEARTBEAT_EVERY), longer than this test; the first heartbeat goes
-    // with CreateQueue's tags, which the local cloud authorises as
-    // sqs:CreateQueue only.
-    ("*", "sqs:TagQueue", ":local-", "the heartbeat's refresh comes after a minute, longer than this test"),
 ];
 
 /// Why `function`'s `grant` may stay unused, if [`KEPT_UNUSED`] says.
