@@ -191,6 +191,23 @@ impl Meter {
         self.inner.lock().records.iter().cloned().collect()
     }
 
+    /// The newest `last` records (all without it) of `function` (of every
+    /// function without it), oldest first; only those are copied, under
+    /// the lock invocations record through.
+    pub fn newest(&self, function: Option<&str>, last: Option<usize>) -> Vec<InvocationRecord> {
+        let state = self.inner.lock();
+        let mut kept: Vec<InvocationRecord> = state
+            .records
+            .iter()
+            .rev()
+            .filter(|r| function.is_none_or(|f| r.function == f))
+            .take(last.unwrap_or(usize::MAX))
+            .cloned()
+            .collect();
+        kept.reverse();
+        kept
+    }
+
     pub fn dropped(&self) -> u64 {
         self.inner.lock().dropped
     }
@@ -264,6 +281,34 @@ mod tests {
         assert_eq!(kept, vec![2.0, 3.0]);
         assert_eq!(meter.dropped(), 1);
         assert_eq!(meter.totals("orders").invocations, 3);
+    }
+
+    #[test]
+    fn the_newest_records_of_one_function_come_oldest_first() {
+        let meter = Meter::new(10);
+        for (function, ms) in [
+            ("orders", 1.0),
+            ("other", 2.0),
+            ("orders", 3.0),
+            ("orders", 4.0),
+        ] {
+            let mut r = record(Outcome::Success, ms, None);
+            r.function = function.into();
+            meter.record(r);
+        }
+        let durations = |records: Vec<InvocationRecord>| -> Vec<f64> {
+            records.iter().map(|r| r.duration_ms).collect()
+        };
+        assert_eq!(durations(meter.newest(Some("orders"), Some(2))), [3.0, 4.0]);
+        assert_eq!(
+            durations(meter.newest(Some("orders"), None)),
+            [1.0, 3.0, 4.0]
+        );
+        assert_eq!(durations(meter.newest(None, Some(3))), [2.0, 3.0, 4.0]);
+        assert_eq!(
+            durations(meter.newest(Some("none"), Some(3))),
+            Vec::<f64>::new()
+        );
     }
 
     #[test]

@@ -101,6 +101,16 @@ impl LambdaService {
         self.inner.meter.records()
     }
 
+    /// The newest `last` records of `function` (every record without
+    /// either), oldest first.
+    pub fn newest_records(
+        &self,
+        function: Option<&str>,
+        last: Option<usize>,
+    ) -> Vec<InvocationRecord> {
+        self.inner.meter.newest(function, last)
+    }
+
     /// Records dropped to keep at most `max_records`.
     pub fn dropped_records(&self) -> u64 {
         self.inner.meter.dropped()

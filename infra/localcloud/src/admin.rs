@@ -74,17 +74,15 @@ impl Admin {
                 return json_response(StatusCode::BAD_REQUEST, json!({ "message": message }))
             }
         };
-        let (records, dropped) = match &self.stack {
-            Some(stack) => (stack.lambda.records(), stack.lambda.dropped_records()),
+        let (kept, dropped) = match &self.stack {
+            Some(stack) => (
+                stack
+                    .lambda
+                    .newest_records(query.function.as_deref(), query.last),
+                stack.lambda.dropped_records(),
+            ),
             None => (Vec::new(), 0),
         };
-        let mut kept: Vec<_> = records
-            .into_iter()
-            .filter(|r| query.function.as_ref().is_none_or(|f| &r.function == f))
-            .collect();
-        if let Some(last) = query.last {
-            kept.drain(..kept.len().saturating_sub(last));
-        }
         json_response(
             StatusCode::OK,
             json!({ "invocations": kept, "dropped": dropped }),
