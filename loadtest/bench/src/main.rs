@@ -385,9 +385,10 @@ async fn main() -> anyhow::Result<()> {
                 &read_results(&from, &lmi)?,
             )?;
             println!(
-                "{} and {}: rewritten from {}",
+                "{}, {} and {} (a local run's IAM tables): rewritten from {}",
                 readme.display(),
                 results_page.display(),
+                iam_page.display(),
                 from.display()
             );
             Ok(())

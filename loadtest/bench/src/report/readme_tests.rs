@@ -176,3 +176,33 @@ fn a_run_on_both_compute_types_puts_their_table_in_the_readme_and_the_page() {
     let one = rewrite(README, &block(&results())).unwrap();
     assert!(!one.contains(compute_table::COMPUTE_QUESTION), "{one}");
 }
+
+#[test]
+fn the_iam_page_gets_the_run_s_tables_between_its_markers_only() {
+    // GIVEN an IAM page with the markers and text around them
+    let (begin, end) = IAM_MARKERS;
+    let page = format!("# IAM\n\nBefore.\n\n{begin}\nold tables\n{end}\n\n## After\n");
+    // WHEN a local run's block is written into it, then again
+    let tables = iam_block(&results()).expect("a local run has IAM evidence");
+    let once = rewrite_block(&page, IAM_MARKERS, &tables).unwrap();
+    let twice = rewrite_block(&once, IAM_MARKERS, &tables).unwrap();
+    // THEN the old tables are replaced, the text around them kept
+    assert_eq!(once, twice);
+    assert!(!once.contains("old tables"), "{once}");
+    assert!(once.starts_with("# IAM\n\nBefore.\n\n") && once.ends_with("\n\n## After\n"));
+    assert!(once.contains("#### OrdersQueueFunction"), "{once}");
+    // AND it names the same run as README's block
+    let readme = rewrite(README, &block(&results())).unwrap();
+    assert_eq!(
+        stamp_of(&once, IAM_MARKERS).unwrap(),
+        stamp(&readme).unwrap()
+    );
+    // AND a page without the markers is refused, a remote run has no block
+    assert!(matches!(
+        rewrite_block("# IAM\n", IAM_MARKERS, &tables),
+        Err(ReadmeError::Markers(_))
+    ));
+    let mut remote = results();
+    remote.iam = None;
+    assert!(iam_block(&remote).is_none());
+}
