@@ -124,7 +124,7 @@ impl HttpApi {
             stage_variables: &self.config.stage_variables,
         };
         let event = build_event(request, &route, &ctx);
-        let payload = serde_json::to_vec(&event).expect("a JSON value serialises");
+        let payload = serde_json::to_vec(&event).expect("the event serialises");
         let invoke = InvokeRequest::sync(
             route.function,
             payload,
