@@ -7,6 +7,12 @@
 use bench::report::readme::{stamp, BEGIN, END};
 use template_checks::workspace_root;
 
+/// A file of the repository, by its path relative to the workspace.
+fn read(relative: &str) -> String {
+    std::fs::read_to_string(workspace_root().join(relative))
+        .unwrap_or_else(|e| panic!("{relative}: {e}"))
+}
+
 #[test]
 fn readmes_results_block_parses_and_names_a_commit_and_a_date() {
     // GIVEN the repository's README
@@ -27,10 +33,6 @@ fn readmes_results_block_parses_and_names_a_commit_and_a_date() {
 fn the_results_page_tells_the_same_run_as_the_readme() {
     use bench::report::readme::{block_in, stamp_of, verdict_lines, PAGE_MARKERS};
     // GIVEN README.md and docs/results.md
-    let read = |relative: &str| {
-        std::fs::read_to_string(workspace_root().join(relative))
-            .unwrap_or_else(|e| panic!("{relative}: {e}"))
-    };
     let (readme, page) = (read("README.md"), read("docs/results.md"));
     // WHEN their generated blocks are read back
     let page_stamp =
@@ -50,10 +52,6 @@ fn the_results_page_tells_the_same_run_as_the_readme() {
 fn the_iam_page_tells_the_same_run_as_the_readme() {
     use bench::report::readme::{stamp_of, IAM_MARKERS};
     // GIVEN README.md and docs/iam.md
-    let read = |relative: &str| {
-        std::fs::read_to_string(workspace_root().join(relative))
-            .unwrap_or_else(|e| panic!("{relative}: {e}"))
-    };
     let (readme, page) = (read("README.md"), read("docs/iam.md"));
     // WHEN the IAM page's generated tables are read back
     let page_stamp = stamp_of(&page, IAM_MARKERS).unwrap_or_else(|e| panic!("docs/iam.md: {e}"));
