@@ -188,7 +188,7 @@ impl Meter {
     }
 
     pub fn records(&self) -> Vec<InvocationRecord> {
-        self.inner.lock().records.iter().cloned().collect()
+        self.newest(None, None)
     }
 
     /// The newest `last` records (all without it) of `function` (of every

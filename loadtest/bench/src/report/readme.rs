@@ -94,15 +94,16 @@ pub fn page_block(results: &Results) -> String {
 /// evidence (a remote target).
 pub fn iam_block(results: &Results) -> Option<String> {
     let evidence = results.iam.as_ref()?;
-    let m = &results.machine;
+    // The stamp the README's block carries (date, commit, machine), so that
+    // the check reads both the same way; the pass does not enter it.
+    let stamp = super::verdict::Stamp::of(results, crate::apis::ApiKind::Http.into());
     Some(format!(
-        "{}\n{GENERATED}\n\nFrom the {} run of {} at commit `{}` on {}, {} cores: {}\n\n{}{}",
+        "{}\n{GENERATED}\n\nFrom the {} run of {} at commit `{}` on {}: {}\n\n{}{}",
         IAM_MARKERS.0,
-        format!("{:?}", results.mode).to_lowercase(),
-        results.started_at.chars().take(10).collect::<String>(),
-        results.git_commit.chars().take(7).collect::<String>(),
-        m.cpu_model,
-        m.cores,
+        stamp.mode,
+        stamp.date,
+        stamp.commit,
+        stamp.machine,
         super::iam::headline(evidence),
         super::iam::policy_tables(evidence),
         IAM_MARKERS.1
